@@ -1,0 +1,168 @@
+//===- AST.h - The syntax tree of a .shard file -----------------*- C++ -*-===//
+//
+// What the parser produces and the checker reads. Every node carries the
+// source range it was written at, so every later diagnostic can point at it.
+// Nothing here is checked yet: names are unresolved and numbers are text.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_FRONTEND_AST_H
+#define SHARDC_FRONTEND_AST_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Casting.h"
+#include "llvm/Support/SMLoc.h"
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+class SourceMgr;
+} // namespace llvm
+
+namespace shardc {
+
+/// A name as written, with where it was written.
+struct Ident {
+  std::string Name;
+  llvm::SMRange Range;
+};
+
+enum class ExprKind : uint8_t { Number, Name, Neg, Binary };
+
+struct Expr {
+  ExprKind Kind;
+  llvm::SMRange Range;
+  std::string Text;      ///< number literal or name
+  std::string Unit, Per; ///< `450 GB/s`: Unit "GB", Per "s"
+  llvm::SMRange UnitRange;
+  char Op = 0; ///< + - * / for Binary
+  std::unique_ptr<Expr> LHS, RHS;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+/// `name = expr;` inside a chip, level or config block.
+struct Property {
+  Ident Name; ///< dotted names are joined: "flops.bf16"
+  ExprPtr Value;
+};
+
+/// `I`, `I_XY` or `I_{a,b}` inside a tensor type or an unreduced set.
+struct IndexAST {
+  Ident Id;
+  bool Braced = false;
+  llvm::SmallVector<Ident, 2> BracedAxes;
+  llvm::SMRange Range;
+};
+
+/// `bf16[I_X, J]{U_Y}`; DType is empty for an operand or an indexed lhs.
+struct TensorTypeAST {
+  Ident DType;
+  llvm::SmallVector<IndexAST, 4> Indices;
+  bool HasUnreduced = false;
+  llvm::SmallVector<IndexAST, 1> Unreduced;
+  llvm::SMRange Range;
+};
+
+/// `x` or `x[I_X, J]{U_Y}` on the right of a statement.
+struct OperandAST {
+  Ident Name;
+  std::optional<TensorTypeAST> Type;
+  llvm::SMRange Range;
+};
+
+enum class DeclKind : uint8_t {
+#define AST_NODE(Kind, Spelling) Kind,
+#include "frontend/ASTNodes.def"
+};
+llvm::StringRef declKindSpelling(DeclKind K);
+
+struct Decl {
+  const DeclKind Kind;
+  llvm::SMRange Range;
+  explicit Decl(DeclKind K) : Kind(K) {}
+  virtual ~Decl() = default;
+};
+using DeclPtr = std::unique_ptr<Decl>;
+
+template <DeclKind K> struct DeclOf : Decl {
+  DeclOf() : Decl(K) {}
+  static bool classof(const Decl *D) { return D->Kind == K; }
+};
+
+struct ImportDecl : DeclOf<DeclKind::Import> {
+  std::string Path;
+  llvm::SMRange PathRange;
+};
+struct ChipDecl : DeclOf<DeclKind::Chip> {
+  Ident Name;
+  std::vector<Property> Props;
+};
+struct LevelAST {
+  Ident Name;
+  std::vector<Property> Props;
+  llvm::SMRange Range;
+};
+struct ClusterDecl : DeclOf<DeclKind::Cluster> {
+  Ident Name;
+  std::vector<Property> Props;
+  std::vector<LevelAST> Levels;
+};
+struct MeshAxisAST {
+  Ident Name;
+  ExprPtr Size;
+};
+struct MeshDecl : DeclOf<DeclKind::Mesh> {
+  Ident Name, Cluster;
+  std::vector<MeshAxisAST> Axes;
+};
+struct Binding {
+  Ident Name;
+  ExprPtr Value;
+};
+struct DimDecl : DeclOf<DeclKind::Dim> {
+  std::vector<Binding> Bindings;
+};
+struct LetDecl : DeclOf<DeclKind::Let> {
+  std::vector<Binding> Bindings;
+};
+struct ConfigDecl : DeclOf<DeclKind::Config> {
+  std::vector<Property> Props;
+};
+struct TensorDecl : DeclOf<DeclKind::Tensor> {
+  Ident Name;
+  TensorTypeAST Type;
+};
+struct RepeatDecl : DeclOf<DeclKind::Repeat> {
+  ExprPtr Count;
+  std::vector<DeclPtr> Body;
+};
+
+enum class RhsKind : uint8_t { Binary, Call, Copy };
+
+/// `out[...] = p[...] * q[...];`, `out: fp32[...] = f(a, b);`, `out[...] = t;`
+struct AssignDecl : DeclOf<DeclKind::Assign> {
+  Ident Out;
+  TensorTypeAST OutType; ///< DType set only for the typed form
+  RhsKind Rhs = RhsKind::Copy;
+  char Op = 0; ///< '*', '+' or '-' for Binary
+  llvm::SMRange OpRange;
+  Ident Callee; ///< for Call
+  llvm::SmallVector<OperandAST, 2> Args;
+};
+
+/// One parsed source buffer.
+struct FileAST {
+  unsigned BufferId = 0;
+  std::vector<DeclPtr> Items;
+};
+
+/// Prints \p F as an indented tree with `line:col` locations (--emit=ast).
+void printAST(const FileAST &F, const llvm::SourceMgr &SM,
+              llvm::raw_ostream &OS);
+
+} // namespace shardc
+
+#endif // SHARDC_FRONTEND_AST_H

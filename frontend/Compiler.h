@@ -1,0 +1,53 @@
+//===- Compiler.h - From a main buffer to a checked IR module ---*- C++ -*-===//
+//
+// The frontend's public face: load the main buffer and its imports, check
+// every declaration and statement, and lower the program to IR. The driver
+// owns the SourceMgr and the DiagnosticEngine; a Program owns everything the
+// module points into (ASTs, chips, clusters, meshes).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_FRONTEND_COMPILER_H
+#define SHARDC_FRONTEND_COMPILER_H
+
+#include "frontend/AST.h"
+#include "frontend/Parser.h"
+#include "ir/IR.h"
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace shardc {
+class DiagnosticEngine;
+
+struct CompileOptions {
+  /// Searched first for imports: the stdlib folder compiled into the binary.
+  std::string StdlibDir;
+  /// `-I` folders, searched next, in order; then the importing file's folder.
+  std::vector<std::string> IncludeDirs;
+  ParseLimits Limits;
+  unsigned MaxImportDepth = 64;
+};
+
+struct Program {
+  /// Every parsed file, imports before the files that import them; the main
+  /// file is last.
+  std::vector<std::unique_ptr<FileAST>> Files;
+  std::deque<ClusterSpec> Clusters;
+  std::deque<MeshSpec> Meshes;
+  /// Null when the program declares no mesh (a file of presets, say).
+  std::unique_ptr<Module> IR;
+};
+
+/// Parses buffer \p MainBuffer and, recursively, its imports. Returns false
+/// after reporting errors.
+bool loadProgram(unsigned MainBuffer, DiagnosticEngine &Diags,
+                 const CompileOptions &Opts, Program &P);
+
+/// Checks the loaded program and lowers it to IR (P.IR). Returns false after
+/// reporting errors.
+bool checkProgram(DiagnosticEngine &Diags, Program &P);
+
+} // namespace shardc
+
+#endif // SHARDC_FRONTEND_COMPILER_H

@@ -1,0 +1,85 @@
+//===- Diagnostic.cpp - The one diagnostic engine -------------------------===//
+#include "frontend/Diagnostic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace shardc;
+
+namespace {
+struct KindInfo {
+  const char *Name;
+  Severity Sev;
+};
+constexpr KindInfo KindInfos[] = {
+#define DIAG(Id, Sev, Fmt, ...) {#Id, Severity::Sev},
+#include "frontend/Diagnostics.def"
+};
+} // namespace
+
+llvm::StringRef shardc::diagKindName(DiagKind K) {
+  return KindInfos[unsigned(K)].Name;
+}
+Severity shardc::diagKindSeverity(DiagKind K) {
+  return KindInfos[unsigned(K)].Sev;
+}
+
+DiagnosticEngine::DiagnosticEngine(llvm::SourceMgr &SM) : SM(SM) {}
+
+// Decides whether a diagnostic of severity \p S is emitted, counting errors
+// against the limit. Past the limit one final error says so and everything
+// after it is dropped, so 1,000 errors in one file print 21 lines.
+bool DiagnosticEngine::admit(Severity &S) {
+  if (S == Severity::Warning && WarningsAsErrors)
+    S = Severity::Error;
+  if (Stopped)
+    return false;
+  if (S == Severity::Note)
+    return !LastDropped;
+  LastDropped = false;
+  if (S != Severity::Error)
+    return true;
+  if (ErrorLimit != 0 && Errors >= ErrorLimit) {
+    Stopped = true;
+    LastDropped = true;
+    return false;
+  }
+  ++Errors;
+  return true;
+}
+
+void DiagnosticEngine::emit(const Diagnostic &D) {
+  if (Custom)
+    Custom(D);
+  else
+    print(D);
+  // The limit note follows the error that reached the limit, so it is part of
+  // what --verify-diagnostics sees and can be tested.
+  if (D.Sev == Severity::Error && ErrorLimit != 0 && Errors == ErrorLimit) {
+    Diagnostic Stop{DiagKind::ErrorLimitReached, Severity::Note, D.Range,
+                    fmt::format(diag::ErrorLimitReached.Format, ErrorLimit)};
+    Custom ? Custom(Stop) : print(Stop);
+    Stopped = true;
+  }
+}
+
+void DiagnosticEngine::print(const Diagnostic &D) {
+  llvm::SourceMgr::DiagKind K = llvm::SourceMgr::DK_Error;
+  switch (D.Sev) {
+  case Severity::Error:
+    break;
+  case Severity::Warning:
+    K = llvm::SourceMgr::DK_Warning;
+    break;
+  case Severity::Note:
+    K = llvm::SourceMgr::DK_Note;
+    break;
+  case Severity::Remark:
+    K = llvm::SourceMgr::DK_Remark;
+    break;
+  }
+  llvm::ArrayRef<llvm::SMRange> Ranges;
+  if (D.Range.Start.isValid() && D.Range.End.isValid() &&
+      D.Range.Start != D.Range.End)
+    Ranges = D.Range;
+  SM.PrintMessage(llvm::errs(), D.Range.Start, K, D.Message, Ranges, {},
+                  Colors);
+}

@@ -1,0 +1,116 @@
+//===- Diagnostic.h - The one diagnostic engine -----------------*- C++ -*-===//
+//
+// Every problem in the user's source is reported here, through a kind declared
+// in Diagnostics.def with typed arguments. The engine renders clang-style
+// messages through llvm::SourceMgr, or hands them to a handler (the verifier
+// of --verify-diagnostics), and stops accepting errors past the error limit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_FRONTEND_DIAGNOSTIC_H
+#define SHARDC_FRONTEND_DIAGNOSTIC_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/SourceMgr.h"
+#include <cstdint>
+#include <fmt/format.h>
+#include <functional>
+#include <string>
+#include <type_traits>
+
+namespace shardc {
+
+enum class DiagKind : uint16_t {
+#define DIAG(Id, Sev, Fmt, ...) Id,
+#include "frontend/Diagnostics.def"
+};
+constexpr unsigned NumDiagKinds = 0
+#define DIAG(Id, Sev, Fmt, ...) +1
+#include "frontend/Diagnostics.def"
+    ;
+
+enum class Severity : uint8_t { Error, Warning, Note, Remark };
+
+/// A diagnostic kind whose message takes arguments of types \p Args.
+template <typename... Args> struct DiagDesc {
+  DiagKind Kind;
+  Severity Sev;
+  const char *Format;
+};
+
+namespace diag {
+#define DIAG(Id, Sev, Fmt, ...)                                                \
+  inline constexpr DiagDesc<__VA_ARGS__> Id{DiagKind::Id, Severity::Sev, Fmt};
+#include "frontend/Diagnostics.def"
+} // namespace diag
+
+llvm::StringRef diagKindName(DiagKind K);
+Severity diagKindSeverity(DiagKind K);
+
+/// One rendered diagnostic, as a handler sees it.
+struct Diagnostic {
+  DiagKind Kind;
+  Severity Sev;
+  llvm::SMRange Range;
+  std::string Message;
+};
+
+class DiagnosticEngine {
+public:
+  using Handler = std::function<void(const Diagnostic &)>;
+
+  explicit DiagnosticEngine(llvm::SourceMgr &SM);
+
+  /// Reports \p D at \p Range. A note attaches to the diagnostic before it and
+  /// is dropped with it when that one was dropped.
+  template <typename... Args>
+  void report(llvm::SMRange Range, const DiagDesc<Args...> &D,
+              std::type_identity_t<Args>... A) {
+    Severity Sev = D.Sev;
+    if (!admit(Sev))
+      return;
+    emit({D.Kind, Sev, Range, fmt::format(fmt::runtime(D.Format), A...)});
+  }
+  template <typename... Args>
+  void report(llvm::SMLoc Loc, const DiagDesc<Args...> &D,
+              std::type_identity_t<Args>... A) {
+    report(llvm::SMRange(Loc, Loc), D, A...);
+  }
+
+  void setHandler(Handler H) { Custom = std::move(H); }
+  void setErrorLimit(unsigned N) { ErrorLimit = N; }
+  void setShowColors(bool B) { Colors = B; }
+  /// Warnings become errors (-Werror).
+  void setWarningsAsErrors(bool B) { WarningsAsErrors = B; }
+
+  unsigned errorCount() const { return Errors; }
+  bool hasErrors() const { return Errors != 0; }
+  /// True once the error limit was hit: callers stop their work.
+  bool shouldStop() const { return Stopped; }
+  llvm::SourceMgr &sourceMgr() { return SM; }
+
+private:
+  bool admit(Severity &S);
+  void emit(const Diagnostic &D);
+  void print(const Diagnostic &D);
+
+  llvm::SourceMgr &SM;
+  Handler Custom;
+  unsigned Errors = 0;
+  unsigned ErrorLimit = 20;
+  bool Stopped = false;
+  bool LastDropped = false;
+  bool Colors = false;
+  bool WarningsAsErrors = false;
+};
+
+/// fmt has no formatter for StringRef; this makes the typed arguments work.
+} // namespace shardc
+
+template <> struct fmt::formatter<llvm::StringRef> : formatter<string_view> {
+  auto format(llvm::StringRef S, format_context &Ctx) const {
+    return formatter<string_view>::format(string_view(S.data(), S.size()), Ctx);
+  }
+};
+
+#endif // SHARDC_FRONTEND_DIAGNOSTIC_H

@@ -1,0 +1,145 @@
+//===- Imports.cpp - Loading a file and its imports -----------------------===//
+//
+// Search order for `import "x.shard";` (LANGUAGE.md §2): the stdlib folder
+// compiled into the binary, then each `-I` folder, then the importing file's
+// folder. Each file is parsed once however often it is imported (by real
+// path); a file that imports itself, directly or through others, is an error
+// that shows the chain.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/Compiler.h"
+#include "frontend/Diagnostic.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace shardc;
+
+namespace {
+
+class Loader {
+public:
+  Loader(DiagnosticEngine &D, const CompileOptions &O, Program &P)
+      : Diags(D), Opts(O), P(P) {}
+  bool load(unsigned Buffer, const std::string &Key);
+
+private:
+  bool importAll(const FileAST &F, llvm::StringRef Dir);
+  std::optional<std::string> find(const ImportDecl &I, llvm::StringRef Dir,
+                                  std::string &Searched);
+  std::string chain(const std::string &Key) const;
+
+  DiagnosticEngine &Diags;
+  const CompileOptions &Opts;
+  Program &P;
+  llvm::StringSet<> Done;
+  std::vector<std::string> Stack; ///< real paths being loaded, outermost first
+};
+
+std::string realPath(llvm::StringRef Path) {
+  llvm::SmallString<256> Real;
+  if (llvm::sys::fs::real_path(Path, Real))
+    return Path.str();
+  return std::string(Real.str());
+}
+
+std::string Loader::chain(const std::string &Key) const {
+  std::vector<std::string> Names;
+  auto It = std::find(Stack.begin(), Stack.end(), Key);
+  for (; It != Stack.end(); ++It)
+    Names.push_back(llvm::sys::path::filename(*It).str());
+  Names.push_back(llvm::sys::path::filename(Key).str());
+  return llvm::join(Names, " -> ");
+}
+
+std::optional<std::string>
+Loader::find(const ImportDecl &I, llvm::StringRef Dir, std::string &Searched) {
+  std::vector<std::string> Dirs;
+  if (!Opts.StdlibDir.empty())
+    Dirs.push_back(Opts.StdlibDir);
+  Dirs.insert(Dirs.end(), Opts.IncludeDirs.begin(), Opts.IncludeDirs.end());
+  Dirs.push_back(Dir.empty() ? "." : Dir.str());
+  if (llvm::sys::path::is_absolute(I.Path))
+    Dirs = {""};
+  for (const std::string &D : Dirs) {
+    llvm::SmallString<256> Path(D);
+    llvm::sys::path::append(Path, I.Path);
+    if (llvm::sys::fs::exists(Path))
+      return std::string(Path.str());
+  }
+  Searched = llvm::join(Dirs, ", ");
+  return std::nullopt;
+}
+
+bool Loader::importAll(const FileAST &F, llvm::StringRef Dir) {
+  bool Ok = true;
+  for (const DeclPtr &D : F.Items) {
+    auto *I = llvm::dyn_cast<ImportDecl>(D.get());
+    if (!I || Diags.shouldStop())
+      continue;
+    std::string Searched;
+    std::optional<std::string> Path = find(*I, Dir, Searched);
+    if (!Path) {
+      Diags.report(I->PathRange, diag::ImportNotFound, I->Path, Searched);
+      Ok = false;
+      continue;
+    }
+    std::string Key = realPath(*Path);
+    if (llvm::is_contained(Stack, Key)) {
+      Diags.report(I->PathRange, diag::ImportCycle, I->Path, chain(Key));
+      Ok = false;
+      continue;
+    }
+    if (Done.count(Key))
+      continue;
+    if (Stack.size() >= Opts.MaxImportDepth) {
+      Diags.report(I->PathRange, diag::ImportDepth, Opts.MaxImportDepth);
+      return false;
+    }
+    if (llvm::sys::fs::is_directory(*Path)) {
+      Diags.report(I->PathRange, diag::ImportUnreadable, I->Path,
+                   "it is a directory");
+      Ok = false;
+      continue;
+    }
+    auto Buf = llvm::MemoryBuffer::getFile(*Path, /*IsText=*/true);
+    if (!Buf) {
+      Diags.report(I->PathRange, diag::ImportUnreadable, I->Path,
+                   Buf.getError().message());
+      Ok = false;
+      continue;
+    }
+    unsigned Id =
+        Diags.sourceMgr().AddNewSourceBuffer(std::move(*Buf), I->Range.Start);
+    Ok &= load(Id, Key);
+  }
+  return Ok;
+}
+
+/// Loads buffer \p Buffer, whose real path is \p Key: its imports first, so
+/// P.Files ends up in dependency order.
+bool Loader::load(unsigned Buffer, const std::string &Key) {
+  std::unique_ptr<FileAST> F = parseBuffer(Buffer, Diags, Opts.Limits);
+  if (!F)
+    return false;
+  Stack.push_back(Key);
+  llvm::StringRef Name =
+      Diags.sourceMgr().getMemoryBuffer(Buffer)->getBufferIdentifier();
+  bool Ok = importAll(*F, llvm::sys::path::parent_path(Name));
+  Stack.pop_back();
+  Done.insert(Key);
+  P.Files.push_back(std::move(F));
+  return Ok;
+}
+
+} // namespace
+
+bool shardc::loadProgram(unsigned MainBuffer, DiagnosticEngine &Diags,
+                         const CompileOptions &Opts, Program &P) {
+  llvm::StringRef Name =
+      Diags.sourceMgr().getMemoryBuffer(MainBuffer)->getBufferIdentifier();
+  std::string Key = Name == "<stdin>" ? Name.str() : realPath(Name);
+  return Loader(Diags, Opts, P).load(MainBuffer, Key);
+}

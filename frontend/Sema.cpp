@@ -1,0 +1,80 @@
+//===- Sema.cpp - Symbols and the two phases of checking ------------------===//
+#include "frontend/Sema.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace shardc;
+
+llvm::StringRef shardc::symKindName(SymKind K) {
+  switch (K) {
+  case SymKind::Chip:
+    return "chip";
+  case SymKind::Cluster:
+    return "cluster";
+  case SymKind::Mesh:
+    return "mesh";
+  case SymKind::Dim:
+    return "dim";
+  case SymKind::Let:
+    return "let constant";
+  case SymKind::Tensor:
+    return "tensor";
+  }
+  return "name";
+}
+
+Symbol *Sema::lookup(llvm::StringRef Name) {
+  for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It) {
+    auto Found = It->find(Name);
+    if (Found != It->end())
+      return &Found->second;
+  }
+  return nullptr;
+}
+
+bool Sema::declare(const Ident &Name, Symbol S) {
+  auto [It, Inserted] = Scopes.back().try_emplace(Name.Name, S);
+  if (Inserted)
+    return true;
+  Diags.report(Name.Range, diag::Redeclaration, Name.Name);
+  Diags.report(It->second.Range, diag::PreviousDeclaration, Name.Name);
+  return false;
+}
+
+std::vector<std::string> Sema::namesOf(llvm::ArrayRef<SymKind> Kinds) const {
+  std::vector<std::string> Out;
+  for (const auto &Scope : Scopes)
+    for (const auto &Entry : Scope)
+      if (llvm::is_contained(Kinds, Entry.second.Kind))
+        Out.push_back(Entry.first().str());
+  return Out;
+}
+
+void Sema::reportUndefined(const Ident &Name, llvm::StringRef What,
+                           llvm::ArrayRef<SymKind> Kinds) {
+  if (auto Best = closestName(Name.Name, namesOf(Kinds)))
+    Diags.report(Name.Range, diag::UndefinedNameSuggest, What, Name.Name,
+                 *Best);
+  else
+    Diags.report(Name.Range, diag::UndefinedName, What, Name.Name);
+}
+
+bool Sema::run() {
+  for (const auto &F : P.Files)
+    for (const DeclPtr &D : F->Items) {
+      if (Diags.shouldStop())
+        return false;
+      declareItem(*D);
+    }
+  for (const auto &F : P.Files)
+    for (const DeclPtr &D : F->Items) {
+      if (Diags.shouldStop())
+        return false;
+      programItem(*D);
+    }
+  return !Diags.hasErrors();
+}
+
+bool shardc::checkProgram(DiagnosticEngine &Diags, Program &P) {
+  Sema S(Diags, P);
+  return S.run();
+}

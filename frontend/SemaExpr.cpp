@@ -1,0 +1,211 @@
+//===- SemaExpr.cpp - Evaluating expressions with units -------------------===//
+//
+// Expressions are evaluated as soon as they are checked: every value in a
+// .shard file is a compile-time constant. A failed evaluation reports once
+// and yields nullopt, which callers treat as poison.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/Sema.h"
+#include <cmath>
+
+using namespace shardc;
+
+std::optional<Quantity> Sema::evalNumber(const Expr &E) {
+  bool Overflow = false;
+  std::optional<Quantity> Q = parseNumber(E.Text, Overflow);
+  if (!Q) {
+    if (Overflow)
+      Diags.report(E.Range, diag::IntegerOverflow);
+    else
+      Diags.report(E.Range, diag::InvalidNumber, E.Text);
+    return std::nullopt;
+  }
+  if (E.Unit.empty())
+    return Q;
+  std::optional<UnitInfo> U = lookupUnit(E.Unit, E.Per);
+  if (!U) {
+    std::string Written = E.Per.empty() ? E.Unit : E.Unit + "/" + E.Per;
+    if (auto Best = closestName(Written, allUnitNames()))
+      Diags.report(E.UnitRange, diag::UnknownUnitSuggest, Written, *Best);
+    else
+      Diags.report(E.UnitRange, diag::UnknownUnit, Written);
+    return std::nullopt;
+  }
+  Quantity Out;
+  ArithError Err;
+  if (Q->IsInt && U->IntScale)
+    Err = applyOp('*', *Q, Quantity::ofInt(U->IntScale, U->Dim), Out);
+  else
+    Err = applyOp('*', *Q, Quantity::ofReal(U->Scale, U->Dim), Out);
+  if (Err != ArithError::None) {
+    Diags.report(E.Range, Err == ArithError::Overflow ? diag::IntegerOverflow
+                                                      : diag::NotFinite);
+    return std::nullopt;
+  }
+  // `2.5k` is 2500: a real that lands on a whole number becomes exact again.
+  if (!Out.IsInt && Out.Dim.isCount() && std::floor(Out.Real) == Out.Real &&
+      std::fabs(Out.Real) < 9.0e15)
+    Out = Quantity::ofInt(int64_t(Out.Real), Out.Dim);
+  return Out;
+}
+
+std::optional<Quantity> Sema::eval(const Expr &E) {
+  switch (E.Kind) {
+  case ExprKind::Number:
+    return evalNumber(E);
+  case ExprKind::Name: {
+    Symbol *S = lookup(E.Text);
+    if (!S) {
+      reportUndefined({E.Text, E.Range}, "name", {SymKind::Dim, SymKind::Let});
+      return std::nullopt;
+    }
+    if (S->Poisoned)
+      return std::nullopt;
+    if (S->Kind != SymKind::Dim && S->Kind != SymKind::Let) {
+      Diags.report(E.Range, diag::WrongKindOfName, E.Text, symKindName(S->Kind),
+                   "number, dim or let constant");
+      return std::nullopt;
+    }
+    return S->Value;
+  }
+  case ExprKind::Neg: {
+    std::optional<Quantity> V = eval(*E.LHS);
+    if (!V)
+      return std::nullopt;
+    Quantity Out;
+    if (applyOp('-', Quantity::ofInt(0, V->Dim), *V, Out) != ArithError::None) {
+      Diags.report(E.Range, diag::IntegerOverflow);
+      return std::nullopt;
+    }
+    return Out;
+  }
+  case ExprKind::Binary:
+    break;
+  }
+  std::optional<Quantity> L = eval(*E.LHS);
+  std::optional<Quantity> R = eval(*E.RHS);
+  if (!L || !R)
+    return std::nullopt;
+  Quantity Out;
+  switch (applyOp(E.Op, *L, *R, Out)) {
+  case ArithError::None:
+    return Out;
+  case ArithError::Overflow:
+    Diags.report(E.Range, diag::IntegerOverflow);
+    break;
+  case ArithError::DivByZero:
+    Diags.report(E.RHS->Range, diag::DivisionByZero);
+    break;
+  case ArithError::NotFinite:
+    Diags.report(E.Range, diag::NotFinite);
+    break;
+  case ArithError::Mismatch:
+    Diags.report(E.Range, diag::OperandUnitMismatch,
+                 E.Op == '+' ? "add" : "subtract", L->Dim.str(), R->Dim.str());
+    break;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> Sema::evalWhole(const Expr &E, llvm::StringRef What,
+                                       int64_t Min) {
+  std::optional<Quantity> Q = eval(E);
+  if (!Q)
+    return std::nullopt;
+  if (!Q->Dim.isCount()) {
+    Diags.report(E.Range, diag::UnitMismatch, "a plain number", Q->Dim.str());
+    return std::nullopt;
+  }
+  if (!Q->IsInt) {
+    Diags.report(E.Range, diag::ExpectedWholeNumber, Q->str());
+    return std::nullopt;
+  }
+  if (Q->Int < Min) {
+    Diags.report(E.Range, diag::ExpectedPositive, What.str(), Q->str());
+    return std::nullopt;
+  }
+  return Q->Int;
+}
+
+const Symbol *Sema::evalRef(const Expr &E, SymKind Want) {
+  if (E.Kind != ExprKind::Name) {
+    Diags.report(E.Range, diag::UnitMismatch,
+                 "the name of a " + symKindName(Want).str(), "a number");
+    return nullptr;
+  }
+  Symbol *S = lookup(E.Text);
+  if (!S) {
+    reportUndefined({E.Text, E.Range}, symKindName(Want), {Want});
+    return nullptr;
+  }
+  if (S->Kind != Want) {
+    Diags.report(E.Range, diag::WrongKindOfName, E.Text, symKindName(S->Kind),
+                 symKindName(Want));
+    return nullptr;
+  }
+  return S->Poisoned ? nullptr : S;
+}
+
+namespace {
+Dimension dimensionOf(PropKind K) {
+  switch (K) {
+  case PropKind::Bytes:
+    return Dimension::bytes();
+  case PropKind::BytesPerSecond:
+    return Dimension::bytesPerSecond();
+  case PropKind::FlopPerSecond:
+    return Dimension::flopPerSecond();
+  case PropKind::Frequency:
+    return Dimension::perSecond();
+  case PropKind::Seconds:
+    return Dimension::seconds();
+  default:
+    return Dimension::count();
+  }
+}
+} // namespace
+
+std::optional<PropValue> Sema::evalProperty(const Property &Prop, PropKind K) {
+  const Expr &E = *Prop.Value;
+  PropValue V;
+  if (K == PropKind::Bool) {
+    if (E.Kind != ExprKind::Name || (E.Text != "true" && E.Text != "false")) {
+      Diags.report(E.Range, diag::ExpectedBool, Prop.Name.Name);
+      return std::nullopt;
+    }
+    V.Flag = E.Text == "true";
+    return V;
+  }
+  if (K == PropKind::ChipRef || K == PropKind::MeshRef) {
+    V.Sym = evalRef(E, K == PropKind::ChipRef ? SymKind::Chip : SymKind::Mesh);
+    return V.Sym ? std::optional(V) : std::nullopt;
+  }
+  if (K == PropKind::Count) {
+    std::optional<int64_t> N = evalWhole(E, Prop.Name.Name, 1);
+    if (!N)
+      return std::nullopt;
+    V.Whole = *N;
+    V.Number = double(*N);
+    return V;
+  }
+  std::optional<Quantity> Q = eval(E);
+  if (!Q)
+    return std::nullopt;
+  Dimension Want = dimensionOf(K);
+  if (!(Q->Dim == Want)) {
+    Diags.report(E.Range, diag::UnitMismatch, Want.str(), Q->Dim.str());
+    return std::nullopt;
+  }
+  V.Number = Q->value();
+  if (K == PropKind::Fraction && !(V.Number > 0 && V.Number <= 1)) {
+    Diags.report(E.Range, diag::ExpectedFraction, Prop.Name.Name, Q->str());
+    return std::nullopt;
+  }
+  // Latency may be zero (its default); sizes and bandwidths may not.
+  bool ZeroOk = K == PropKind::Seconds;
+  if (V.Number < 0 || (V.Number == 0 && !ZeroOk)) {
+    Diags.report(E.Range, diag::ExpectedPositive, Prop.Name.Name, Q->str());
+    return std::nullopt;
+  }
+  return V;
+}

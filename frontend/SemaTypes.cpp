@@ -1,0 +1,233 @@
+//===- SemaTypes.cpp - The book's sharded types (LANGUAGE.md §4) ----------===//
+//
+// Resolves `bf16[I_XY, J]{U_Z}`: each index to a declared dim and its mesh
+// axes, the unreduced set to axes, then checks the four rules: axes exist,
+// each axis is used once, sizes divide, dims are declared.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/Sema.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace shardc;
+
+namespace {
+constexpr unsigned MaxDims = 16;
+constexpr int64_t MaxElements = int64_t(1) << 62;
+constexpr unsigned MaxSplits = 2;
+} // namespace
+
+/// Splits subscript \p Sub into mesh axis names, every way it can be split.
+/// Counting stops at two: two already makes the split ambiguous.
+static void splits(llvm::StringRef Sub, const MeshSpec &M,
+                   llvm::SmallVectorImpl<unsigned> &Cur,
+                   std::vector<llvm::SmallVector<unsigned, 2>> &Out) {
+  if (Out.size() >= MaxSplits)
+    return;
+  if (Sub.empty()) {
+    Out.emplace_back(Cur.begin(), Cur.end());
+    return;
+  }
+  for (unsigned A = 0; A < M.Axes.size(); ++A) {
+    if (!Sub.startswith(M.Axes[A].Name))
+      continue;
+    Cur.push_back(A);
+    splits(Sub.drop_front(M.Axes[A].Name.size()), M, Cur, Out);
+    Cur.pop_back();
+  }
+}
+
+static std::string axisNames(const MeshSpec &M) {
+  std::vector<std::string> Names;
+  for (const MeshAxis &A : M.Axes)
+    Names.push_back(A.Name);
+  return llvm::join(Names, ", ");
+}
+
+bool Sema::splitAxes(const Ident &Id, llvm::StringRef Sub,
+                     llvm::SmallVectorImpl<unsigned> &Axes) {
+  std::vector<llvm::SmallVector<unsigned, 2>> Found;
+  llvm::SmallVector<unsigned, 4> Cur;
+  splits(Sub, *Mesh, Cur, Found);
+  if (Found.size() == 1) {
+    Axes.append(Found[0].begin(), Found[0].end());
+    return true;
+  }
+  std::string Base = Id.Name.substr(0, Id.Name.size() - Sub.size() - 1);
+  if (Found.empty()) {
+    Diags.report(Id.Range, diag::UnknownAxis, Mesh->Name, Sub.str(),
+                 axisNames(*Mesh));
+    return false;
+  }
+  std::vector<std::string> Ways;
+  for (const auto &F : Found) {
+    std::vector<std::string> Parts;
+    for (unsigned A : F)
+      Parts.push_back(Mesh->Axes[A].Name);
+    Ways.push_back("{" + llvm::join(Parts, ",") + "}");
+  }
+  Diags.report(Id.Range, diag::AmbiguousAxisSplit, Id.Name,
+               llvm::join(Ways, " or "), Base);
+  return false;
+}
+
+/// Finds the dim an index names: the whole name, or the longest declared dim
+/// `D` such that the name is `D_<subscript>` (so `d_model_X` works).
+bool Sema::resolveIndex(const IndexAST &I, TensorDim &Out) {
+  llvm::StringRef Name = I.Id.Name;
+  llvm::StringRef DimName, Sub;
+  if (I.Braced) {
+    if (!Name.endswith("_")) {
+      Diags.report(I.Id.Range, diag::BracedNeedsUnderscore, Name.str());
+      return false;
+    }
+    DimName = Name.drop_back();
+  } else if (const Symbol *S = lookup(Name); S && S->Kind == SymKind::Dim) {
+    DimName = Name;
+  } else {
+    for (size_t P = Name.size(); P-- > 1;) {
+      if (Name[P] != '_')
+        continue;
+      const Symbol *S = lookup(Name.take_front(P));
+      if (S && S->Kind == SymKind::Dim) {
+        DimName = Name.take_front(P);
+        Sub = Name.drop_front(P + 1);
+        break;
+      }
+    }
+  }
+  const Symbol *S = DimName.empty() ? nullptr : lookup(DimName);
+  if (!S || S->Kind != SymKind::Dim) {
+    std::string Wanted =
+        DimName.empty() ? Name.split('_').first.str() : DimName.str();
+    if (auto Best = closestName(Wanted, namesOf({SymKind::Dim})))
+      Diags.report(I.Id.Range, diag::UndeclaredDimSuggest, Wanted, *Best);
+    else
+      Diags.report(I.Id.Range, diag::UndeclaredDim, Wanted);
+    return false;
+  }
+  if (S->Poisoned)
+    return false;
+  Out.Name = DimName.str();
+  Out.Size = S->Value.Int;
+  if (I.Braced) {
+    for (const Ident &A : I.BracedAxes) {
+      std::optional<unsigned> Idx = Mesh->axisIndex(A.Name);
+      if (!Idx) {
+        Diags.report(A.Range, diag::UnknownAxis, Mesh->Name, A.Name,
+                     axisNames(*Mesh));
+        return false;
+      }
+      Out.Axes.push_back(*Idx);
+    }
+    return true;
+  }
+  return Sub.empty() || splitAxes(I.Id, Sub, Out.Axes);
+}
+
+bool Sema::resolveUnreduced(const IndexAST &I,
+                            llvm::SmallVectorImpl<unsigned> &Axes) {
+  llvm::StringRef Name = I.Id.Name;
+  if (I.Braced && Name == "U_") {
+    for (const Ident &A : I.BracedAxes) {
+      std::optional<unsigned> Idx = Mesh->axisIndex(A.Name);
+      if (!Idx) {
+        Diags.report(A.Range, diag::UnknownAxis, Mesh->Name, A.Name,
+                     axisNames(*Mesh));
+        return false;
+      }
+      Axes.push_back(*Idx);
+    }
+    return true;
+  }
+  if (I.Braced || !Name.startswith("U_") || Name.size() == 2) {
+    Diags.report(I.Range, diag::BadUnreducedEntry, Name.str());
+    return false;
+  }
+  return splitAxes(I.Id, Name.drop_front(2), Axes);
+}
+
+/// Rule 2: a mesh axis appears at most once per tensor, subscripts and
+/// `{U_..}` together. \p Uses lists each axis with where it was written.
+bool Sema::checkAxes(llvm::ArrayRef<std::pair<unsigned, llvm::SMRange>> Uses) {
+  llvm::SmallVector<llvm::SMRange, 8> First(Mesh->Axes.size());
+  for (auto [A, R] : Uses) {
+    if (!First[A].Start.isValid()) {
+      First[A] = R;
+      continue;
+    }
+    Diags.report(R, diag::AxisUsedTwice, Mesh->Axes[A].Name);
+    Diags.report(First[A], diag::AxisFirstUse, Mesh->Axes[A].Name);
+    return false;
+  }
+  return true;
+}
+
+/// Rule 3: a dim's size is divisible by the product of its axes' sizes,
+/// unless padding is allowed (then the cost counts the padding).
+bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D) {
+  int64_t Shards = 1;
+  std::vector<std::string> Names;
+  for (unsigned A : D.Axes) {
+    Shards *= Mesh->Axes[A].Size; // bounded by the mesh's chip count
+    Names.push_back(Mesh->Axes[A].Name + "=" +
+                    std::to_string(Mesh->Axes[A].Size));
+  }
+  if (Config.AllowPadding || D.Size % Shards == 0)
+    return true;
+  Diags.report(I.Range, diag::NotDivisible, D.Name, D.Size, Shards,
+               llvm::join(Names, " x "));
+  return false;
+}
+
+std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
+                                           bool NeedDType) {
+  ShardType S;
+  if (NeedDType) {
+    std::optional<DType> DT = parseDType(T.DType.Name);
+    if (!DT) {
+      Diags.report(T.DType.Range, diag::UnknownDType, T.DType.Name);
+      return std::nullopt;
+    }
+    S.Elt = *DT;
+  }
+  if (T.Indices.size() > MaxDims) {
+    Diags.report(T.Indices[MaxDims].Range, diag::TooManyDims,
+                 unsigned(T.Indices.size()), MaxDims);
+    return std::nullopt;
+  }
+  llvm::SmallVector<std::pair<unsigned, llvm::SMRange>, 8> Uses;
+  int64_t Elements = 1;
+  for (const IndexAST &I : T.Indices) {
+    TensorDim D;
+    if (!resolveIndex(I, D))
+      return std::nullopt;
+    if (S.dimIndex(D.Name)) {
+      Diags.report(I.Range, diag::DimRepeated, D.Name);
+      return std::nullopt;
+    }
+    if (__builtin_mul_overflow(Elements, D.Size, &Elements) ||
+        Elements > MaxElements) {
+      Diags.report(I.Range, diag::ElementsOverflow);
+      return std::nullopt;
+    }
+    for (unsigned A : D.Axes)
+      Uses.push_back({A, I.Range});
+    S.Dims.push_back(std::move(D));
+  }
+  for (const IndexAST &U : T.Unreduced) {
+    llvm::SmallVector<unsigned, 2> Axes;
+    if (!resolveUnreduced(U, Axes))
+      return std::nullopt;
+    for (unsigned A : Axes) {
+      Uses.push_back({A, U.Range});
+      S.Unreduced.push_back(A);
+    }
+  }
+  if (!checkAxes(Uses))
+    return std::nullopt;
+  for (unsigned K = 0; K < S.Dims.size(); ++K)
+    if (!checkDivisible(T.Indices[K], S.Dims[K]))
+      return std::nullopt;
+  llvm::sort(S.Unreduced);
+  return S;
+}

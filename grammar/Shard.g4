@@ -1,0 +1,100 @@
+// The surface syntax of `.shard` files (LANGUAGE.md v0.1).
+//
+// The grammar is deliberately permissive where a precise diagnostic is more
+// useful than a syntax error: unit names, property names, dtype names, mesh
+// axis subscripts and what may appear inside `repeat` are all plain
+// identifiers here and are checked by the frontend, which can say "did you
+// mean". Only the shape of the program is fixed here.
+grammar Shard;
+
+file : item* EOF ;
+
+item
+  : importDecl
+  | chipDecl
+  | clusterDecl
+  | meshDecl
+  | dimDecl
+  | letDecl
+  | configDecl
+  | tensorDecl
+  | repeatStmt
+  | assignStmt
+  ;
+
+importDecl  : IMPORT STRING ';' ;
+chipDecl    : CHIP ID '{' property* '}' ;
+clusterDecl : CLUSTER ID '{' (property | levelDecl)* '}' ;
+levelDecl   : LEVEL ID '{' property* '}' ;
+configDecl  : CONFIG '{' property* '}' ;
+property    : propName '=' expr ';' ;
+// Keywords are valid property names: a cluster has `chip = H100;` and a
+// config `mesh = M;`.
+propName    : word ('.' word)* ;
+word        : ID | IMPORT | CHIP | CLUSTER | LEVEL | MESH | DIM | LET | TENSOR
+            | REPEAT | CONFIG ;
+
+meshDecl    : MESH ID '=' ID '[' meshAxis (',' meshAxis)* ']' ';' ;
+meshAxis    : ID ':' expr ;
+dimDecl     : DIM binding (',' binding)* ';' ;
+letDecl     : LET binding (',' binding)* ';' ;
+binding     : ID '=' expr ;
+
+tensorDecl  : TENSOR ID ':' tensorType ';' ;
+// `bf16[I_X, J]{U_Y}`; an index is `I`, `I_XY` or `I_{a,b}` (ID then braces).
+tensorType  : ID '[' indexList ']' unreduced? ;
+indexList   : index (',' index)* ;
+index       : ID axisSet? ;
+axisSet     : '{' ID (',' ID)* '}' ;
+unreduced   : '{' index (',' index)* '}' ;
+
+repeatStmt  : REPEAT expr '{' item* '}' ;
+
+assignStmt  : lhs '=' rhs ';' ;
+lhs         : ID ':' tensorType                 # typedLhs
+            | ID '[' indexList ']' unreduced?   # indexedLhs
+            ;
+rhs         : operand op=('*' | '+' | '-') operand  # binaryRhs
+            | ID '(' operand (',' operand)* ')'     # callRhs
+            | operand                               # copyRhs
+            ;
+operand     : ID ('[' indexList ']' unreduced?)? ;
+
+// Earlier alternatives bind tighter.
+expr        : '-' expr                           # negExpr
+            | expr op=('*' | '/') expr           # mulExpr
+            | expr op=('+' | '-') expr           # addExpr
+            | '(' expr ')'                       # parenExpr
+            | NUMBER (unit=ID ('/' per=ID)?)?    # numberExpr
+            | ID                                 # nameExpr
+            ;
+
+IMPORT  : 'import' ;
+CHIP    : 'chip' ;
+CLUSTER : 'cluster' ;
+LEVEL   : 'level' ;
+MESH    : 'mesh' ;
+DIM     : 'dim' ;
+LET     : 'let' ;
+TENSOR  : 'tensor' ;
+REPEAT  : 'repeat' ;
+CONFIG  : 'config' ;
+
+ID      : [A-Za-z_] [A-Za-z0-9_]* ;
+// A count suffix (`2M`, `1Mi`) or unit (`80GB`) written without a space lexes
+// as the ID that follows the number; the frontend interprets it.
+NUMBER  : [0-9] [0-9_]* ('.' [0-9] [0-9_]*)? ([eE] [+-]? [0-9]+)? ;
+STRING  : '"' ~["\\\r\n]* '"' ;
+
+LINE_COMMENT  : '//' ~[\r\n]* -> channel(HIDDEN) ;
+// An unterminated block comment runs to the end of the file; the frontend
+// reports it (its text lacks the closing `*/`).
+BLOCK_COMMENT : '/*' .*? ('*/' | EOF) -> channel(HIDDEN) ;
+WS            : [ \t\r\n\f]+ -> skip ;
+
+LBRACE : '{' ; RBRACE : '}' ; LBRACK : '[' ; RBRACK : ']' ;
+LPAREN : '(' ; RPAREN : ')' ; SEMI : ';' ; COMMA : ',' ; COLON : ':' ;
+DOT : '.' ; EQ : '=' ; STAR : '*' ; SLASH : '/' ; PLUS : '+' ; MINUS : '-' ;
+// Anything else becomes one token that the frontend reports as an invalid
+// character, so the lexer itself never fails.
+UNKNOWN_CHAR : . ;

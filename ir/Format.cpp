@@ -1,0 +1,38 @@
+//===- Format.cpp - Human units for times and amounts ---------------------===//
+#include "ir/Format.h"
+#include <cmath>
+#include <fmt/format.h>
+
+using namespace shardc;
+
+/// 4 significant figures with trailing zeros kept; `{:#.4g}` would also keep
+/// a lone trailing point ("1000."), which this drops.
+static std::string sig4(double V) {
+  std::string S = fmt::format("{:#.4g}", V);
+  if (!S.empty() && S.back() == '.')
+    S.pop_back();
+  return S;
+}
+
+std::string shardc::formatTime(double S) {
+  if (S == 0)
+    return "0 s";
+  static const std::pair<double, const char *> Scales[] = {
+      {1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}};
+  for (auto [Scale, Name] : Scales)
+    if (std::fabs(S) >= Scale * 0.99995)
+      return sig4(S / Scale) + " " + Name;
+  return sig4(S / 1e-9) + " ns";
+}
+
+std::string shardc::formatAmount(double V, llvm::StringRef Unit) {
+  if (V == 0)
+    return "0 " + Unit.str();
+  static const std::pair<double, const char *> Scales[] = {
+      {1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"},
+      {1e6, "M"},  {1e3, "k"},  {1, ""}};
+  for (auto [Scale, Prefix] : Scales)
+    if (std::fabs(V) >= Scale * 0.99995)
+      return sig4(V / Scale) + " " + Prefix + Unit.str();
+  return sig4(V) + " " + Unit.str();
+}

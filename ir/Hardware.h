@@ -1,0 +1,99 @@
+//===- Hardware.h - Resolved chips, clusters and meshes ---------*- C++ -*-===//
+//
+// The hardware a program runs on, after the frontend has evaluated every
+// property to SI base units (bytes, seconds, FLOP). The IR and the passes see
+// only these structs, never the AST.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_IR_HARDWARE_H
+#define SHARDC_IR_HARDWARE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace shardc {
+
+enum class DType : uint8_t {
+#define DTYPE(Name, Bytes) Name,
+#include "ir/DTypes.def"
+};
+constexpr unsigned NumDTypes = 0
+#define DTYPE(Name, Bytes) +1
+#include "ir/DTypes.def"
+    ;
+llvm::StringRef dtypeName(DType T);
+double dtypeBytes(DType T);
+std::optional<DType> parseDType(llvm::StringRef Name);
+
+enum class CollectiveKind : uint8_t {
+#define COLLECTIVE(Name) Name,
+#include "ir/CollectiveKinds.def"
+};
+llvm::StringRef collectiveName(CollectiveKind K);
+
+/// One chip type. Peaks of 0 mean "not given".
+struct ChipSpec {
+  std::string Name;
+  double HbmBytes = 0;                         ///< capacity, bytes
+  double HbmBw = 0;                            ///< bytes/s
+  std::array<double, NumDTypes> Flops{};       ///< matmul peak, FLOP/s
+  std::array<double, NumDTypes> VectorFlops{}; ///< non-matmul peak, FLOP/s
+  double MatmulEfficiency = 1.0;
+  double HbmEfficiency = 1.0;
+
+  /// Matmul peak for \p T; 0 when the chip gives none.
+  double matmulPeak(DType T) const { return Flops[unsigned(T)]; }
+  /// Elementwise peak: vector_flops, falling back to flops (COST-MODEL §1).
+  double vectorPeak(DType T) const {
+    double V = VectorFlops[unsigned(T)];
+    return V > 0 ? V : Flops[unsigned(T)];
+  }
+};
+
+/// One level of the network hierarchy, innermost (node) first.
+struct LevelSpec {
+  std::string Name;
+  int64_t Size = 0; ///< children per unit of this level
+  double UplinkBw =
+      0;         ///< one child's link into this level, bytes/s (0: not given)
+  double Bw = 0; ///< aggregate switching bandwidth of one unit (0: not given)
+  bool InNetworkReduction = false;
+  double Latency = 0; ///< seconds per hop
+  double Efficiency = 1.0;
+
+  /// W_l = min(uplink_bw, bw / size) x efficiency (COST-MODEL §3).
+  double effectiveUplink() const;
+};
+
+struct ClusterSpec {
+  std::string Name;
+  ChipSpec Chip;
+  llvm::SmallVector<LevelSpec, 4> Levels;
+  /// Chips in the whole cluster: the product of the level sizes.
+  int64_t numChips() const;
+};
+
+struct MeshAxis {
+  std::string Name;
+  int64_t Size = 1;
+};
+
+/// A mesh of chips with named axes, major to minor, laid out row-major on the
+/// cluster's chips 0..P-1 (the last axis varies fastest).
+struct MeshSpec {
+  std::string Name;
+  llvm::SmallVector<MeshAxis, 4> Axes;
+  const ClusterSpec *Cluster = nullptr;
+
+  int64_t numChips() const;
+  std::optional<unsigned> axisIndex(llvm::StringRef Name) const;
+};
+
+} // namespace shardc
+
+#endif // SHARDC_IR_HARDWARE_H

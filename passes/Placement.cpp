@@ -1,0 +1,305 @@
+//===- Placement.cpp - One collective's cost on the cluster hierarchy -----===//
+//
+// Implements COST-MODEL.md §3. Every unit of every level is a contiguous range
+// of chips, so one level is scanned unit by unit, child by child, with
+// per-group counters indexed by group id: O(P) per level, no hashing and no
+// pairwise work, which keeps P = 2^22 cheap.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Placement.h"
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+using namespace shardc;
+
+namespace {
+
+/// Bytes per unit of V that one group moves through one child's uplink, for a
+/// group with \p InChild members in the child, \p InUnit in the parent unit,
+/// \p FanIn children of the unit holding members and \p N members in all.
+double groupBytesPerV(CollectiveKind Kind, bool InNetworkReduction,
+                      uint32_t FanIn, uint32_t InChild, uint32_t InUnit,
+                      int64_t N) {
+  if (FanIn <= 1)
+    return 0;
+  double D = FanIn;
+  switch (Kind) {
+  case CollectiveKind::AllGather:
+  case CollectiveKind::ReduceScatter:
+    return (D - 1) / D;
+  case CollectiveKind::AllReduce:
+    // The switch reduces, so each child sends its V once and receives once.
+    return InNetworkReduction ? 1.0 : 2 * (D - 1) / D;
+  case CollectiveKind::AllToAll:
+    // f (f_p - f) with integer numerators, so the shares round only once.
+    return double(InChild) * double(InUnit - InChild) / (double(N) * double(N));
+  }
+  return 0;
+}
+
+/// Latency hops at a level whose largest fan-in is \p FanIn.
+double latencyHops(CollectiveKind Kind, int64_t FanIn) {
+  if (FanIn <= 1)
+    return 0;
+  switch (Kind) {
+  case CollectiveKind::AllGather:
+  case CollectiveKind::ReduceScatter:
+    return double(FanIn - 1);
+  case CollectiveKind::AllReduce:
+    return 2 * double(FanIn - 1);
+  case CollectiveKind::AllToAll:
+    return 1;
+  }
+  return 0;
+}
+
+/// Bit mask of an axis set; order and repeats in \p Axes do not matter.
+uint64_t axisMask(const MeshSpec &Mesh, llvm::ArrayRef<unsigned> Axes) {
+  uint64_t Mask = 0;
+  for (unsigned A : Axes) {
+    assert(A < Mesh.Axes.size() && A < 64 && "axis index out of range");
+    Mask |= uint64_t(1) << A;
+  }
+  return Mask;
+}
+
+/// Members per group: the product of the collective axes' sizes.
+int64_t groupSize(const MeshSpec &Mesh, uint64_t Mask) {
+  int64_t N = 1;
+  for (unsigned I = 0, E = Mesh.Axes.size(); I != E; ++I)
+    if (Mask >> I & 1)
+      N *= Mesh.Axes[I].Size;
+  return N;
+}
+
+/// The group of every chip: the row-major index of its coordinates on the
+/// axes outside the collective. Walks the chips as an odometer so no chip
+/// needs a division per axis.
+std::vector<uint32_t> groupOfChips(const MeshSpec &Mesh, uint64_t Mask) {
+  unsigned NumAxes = Mesh.Axes.size();
+  llvm::SmallVector<int64_t, 4> Stride(NumAxes, 0), Coord(NumAxes, 0);
+  int64_t NumGroups = 1;
+  for (unsigned I = NumAxes; I-- > 0;) {
+    if (Mask >> I & 1)
+      continue;
+    Stride[I] = NumGroups;
+    NumGroups *= Mesh.Axes[I].Size;
+  }
+  int64_t P = Mesh.numChips();
+  std::vector<uint32_t> GroupOf(P);
+  int64_t Id = 0;
+  for (int64_t C = 0; C != P; ++C) {
+    GroupOf[C] = uint32_t(Id);
+    for (unsigned I = NumAxes; I-- > 0;) {
+      Id += Stride[I];
+      if (++Coord[I] < Mesh.Axes[I].Size)
+        break;
+      Id -= Stride[I] * Mesh.Axes[I].Size;
+      Coord[I] = 0;
+    }
+  }
+  return GroupOf;
+}
+
+/// Scans the levels of one collective. The per-group counters are sized by
+/// the number of groups and reset through touched-lists, so each unit costs
+/// time proportional to its chips.
+class LevelScanner {
+public:
+  LevelScanner(const ClusterSpec &Cluster, CollectiveKind Kind,
+               std::vector<uint32_t> GroupOf, int64_t GroupSize)
+      : Cluster(Cluster), Kind(Kind), GroupOf(std::move(GroupOf)),
+        N(GroupSize) {
+    size_t NumGroups = this->GroupOf.size() / size_t(N);
+    ChildCount.assign(NumGroups, 0);
+    UnitCount.assign(NumGroups, 0);
+    UnitFanIn.assign(NumGroups, 0);
+  }
+
+  /// The coefficients of level \p Level, whose children hold \p ChildChips.
+  LevelCoefficient scanLevel(unsigned Level, int64_t ChildChips);
+
+private:
+  /// One group's members in one child of the unit being scanned.
+  struct Entry {
+    uint32_t Group;
+    uint32_t InChild;
+  };
+
+  void collectUnit(int64_t Begin, int64_t End, int64_t ChildChips);
+  void collectChild(int64_t Begin, int64_t End);
+  double childBytesPerV(size_t Begin, size_t End,
+                        bool InNetworkReduction) const;
+
+  const ClusterSpec &Cluster;
+  CollectiveKind Kind;
+  std::vector<uint32_t> GroupOf;
+  int64_t N;
+  // Indexed by group id; zero outside the child / unit being scanned.
+  std::vector<uint32_t> ChildCount, UnitCount, UnitFanIn;
+  std::vector<uint32_t> ChildTouched, UnitTouched;
+  // The unit's (group, members) pairs, child by child.
+  std::vector<Entry> Entries;
+  std::vector<size_t> ChildStarts;
+};
+
+/// Counts one child's members per group and folds them into the unit.
+void LevelScanner::collectChild(int64_t Begin, int64_t End) {
+  ChildStarts.push_back(Entries.size());
+  for (int64_t C = Begin; C != End; ++C) {
+    uint32_t G = GroupOf[C];
+    if (ChildCount[G]++ == 0)
+      ChildTouched.push_back(G);
+  }
+  for (uint32_t G : ChildTouched) {
+    Entries.push_back({G, ChildCount[G]});
+    if (UnitCount[G] == 0)
+      UnitTouched.push_back(G);
+    UnitCount[G] += ChildCount[G];
+    ++UnitFanIn[G];
+    ChildCount[G] = 0;
+  }
+  ChildTouched.clear();
+}
+
+/// Fills Entries, ChildStarts and the unit counters for chips [Begin, End).
+void LevelScanner::collectUnit(int64_t Begin, int64_t End, int64_t ChildChips) {
+  Entries.clear();
+  ChildStarts.clear();
+  for (int64_t C = Begin; C < End; C += ChildChips)
+    collectChild(C, std::min(C + ChildChips, End));
+  ChildStarts.push_back(Entries.size());
+}
+
+/// Sum over the groups present in one child (Entries [Begin, End)).
+double LevelScanner::childBytesPerV(size_t Begin, size_t End,
+                                    bool InNetworkReduction) const {
+  double Sum = 0;
+  for (size_t I = Begin; I != End; ++I) {
+    const Entry &E = Entries[I];
+    Sum += groupBytesPerV(Kind, InNetworkReduction, UnitFanIn[E.Group],
+                          E.InChild, UnitCount[E.Group], N);
+  }
+  return Sum;
+}
+
+LevelCoefficient LevelScanner::scanLevel(unsigned Level, int64_t ChildChips) {
+  const LevelSpec &Spec = Cluster.Levels[Level];
+  int64_t UnitChips = ChildChips * Spec.Size;
+  int64_t P = GroupOf.size();
+  LevelCoefficient Result;
+  Result.Level = Level;
+  for (int64_t Begin = 0; Begin < P; Begin += UnitChips) {
+    collectUnit(Begin, std::min(Begin + UnitChips, P), ChildChips);
+    for (size_t K = 0, E = ChildStarts.size() - 1; K != E; ++K)
+      Result.BytesPerV = std::max(
+          Result.BytesPerV, childBytesPerV(ChildStarts[K], ChildStarts[K + 1],
+                                           Spec.InNetworkReduction));
+    for (uint32_t G : UnitTouched) {
+      Result.FanIn = std::max<int64_t>(Result.FanIn, UnitFanIn[G]);
+      UnitCount[G] = UnitFanIn[G] = 0;
+    }
+    UnitTouched.clear();
+  }
+  Result.Hops = latencyHops(Kind, Result.FanIn);
+  return Result;
+}
+
+/// T_l for \p Bytes through an uplink of \p W bytes/s. An unbounded uplink
+/// (neither bandwidth given) costs nothing.
+double uplinkTime(double Bytes, double W) {
+  assert(W > 0 && "the frontend requires a positive level bandwidth");
+  if (Bytes == 0 || std::isinf(W))
+    return 0;
+  return Bytes / W;
+}
+
+} // namespace
+
+PlacementCoefficients
+shardc::computePlacementCoefficients(const MeshSpec &Mesh, CollectiveKind Kind,
+                                     llvm::ArrayRef<unsigned> Axes) {
+  assert(Mesh.Cluster && "a mesh is always placed on a cluster");
+  const ClusterSpec &Cluster = *Mesh.Cluster;
+  int64_t P = Mesh.numChips();
+  assert(P <= Cluster.numChips() && "the frontend rejects oversized meshes");
+  assert(P <= int64_t(std::numeric_limits<uint32_t>::max()));
+  uint64_t Mask = axisMask(Mesh, Axes);
+  int64_t N = groupSize(Mesh, Mask);
+  PlacementCoefficients Coeffs;
+  if (N <= 1 || P <= 1)
+    return Coeffs;
+
+  LevelScanner Scanner(Cluster, Kind, groupOfChips(Mesh, Mask), N);
+  int64_t ChildChips = 1; // S_{l-1}
+  for (unsigned L = 0, E = Cluster.Levels.size(); L != E; ++L) {
+    // Once one child holds every chip, no level above sees any traffic.
+    if (ChildChips >= P)
+      break;
+    assert(Cluster.Levels[L].Size >= 1 && "levels have at least one child");
+    LevelCoefficient C = Scanner.scanLevel(L, ChildChips);
+    if (C.FanIn > 1)
+      Coeffs.push_back(C);
+    ChildChips *= Cluster.Levels[L].Size;
+  }
+  return Coeffs;
+}
+
+CollectivePlacement
+shardc::priceCoefficients(const ClusterSpec &Cluster,
+                          const PlacementCoefficients &Coeffs,
+                          double GroupBytes) {
+  assert(GroupBytes >= 0 && std::isfinite(GroupBytes));
+  CollectivePlacement Result;
+  if (!Coeffs.empty())
+    Result.BoundLevel = Coeffs.front().Level;
+  for (const LevelCoefficient &C : Coeffs) {
+    const LevelSpec &Spec = Cluster.Levels[C.Level];
+    LevelTraffic T;
+    T.Level = C.Level;
+    T.FanIn = C.FanIn;
+    T.Bytes = C.BytesPerV * GroupBytes;
+    T.Time = uplinkTime(T.Bytes, Spec.effectiveUplink());
+    T.LatencyTime = Spec.Latency * C.Hops;
+    // Strictly greater: ties go to the innermost level.
+    if (T.Time > Result.BandwidthTime) {
+      Result.BandwidthTime = T.Time;
+      Result.BoundLevel = C.Level;
+    }
+    Result.LatencyTime += T.LatencyTime;
+    Result.Levels.push_back(T);
+  }
+  Result.Time = Result.BandwidthTime + Result.LatencyTime;
+  return Result;
+}
+
+PlacementCoefficients
+PlacementCache::coefficients(CollectiveKind Kind,
+                             llvm::ArrayRef<unsigned> Axes) {
+  // ReduceScatter moves exactly the bytes of AllGather; share the entry.
+  if (Kind == CollectiveKind::ReduceScatter)
+    Kind = CollectiveKind::AllGather;
+  std::pair<unsigned, uint64_t> Key(unsigned(Kind), axisMask(Mesh, Axes));
+  auto It = Cache.find(Key);
+  if (It == Cache.end())
+    It = Cache.try_emplace(Key, computePlacementCoefficients(Mesh, Kind, Axes))
+             .first;
+  return It->second;
+}
+
+CollectivePlacement PlacementCache::place(CollectiveKind Kind,
+                                          llvm::ArrayRef<unsigned> Axes,
+                                          double GroupBytes) {
+  return priceCoefficients(*Mesh.Cluster, coefficients(Kind, Axes), GroupBytes);
+}
+
+CollectivePlacement shardc::placeCollective(const MeshSpec &Mesh,
+                                            CollectiveKind Kind,
+                                            llvm::ArrayRef<unsigned> Axes,
+                                            double GroupBytes) {
+  PlacementCache Cache(Mesh);
+  return Cache.place(Kind, Axes, GroupBytes);
+}

@@ -1,0 +1,33 @@
+# -*- Python -*-
+# The logic of the lit spec tests: which files are tests, where they run, and
+# the substitutions RUN lines use. The facts (paths of this build) come from
+# the lit.site.cfg.py that CMake configures into build/tests/lit.
+import os
+
+import lit.formats
+
+if not hasattr(config, "shardc_obj_root"):
+    lit_config.fatal("run lit on the build tree (build/tests/lit), where "
+                     "CMake configured lit.site.cfg.py")
+
+config.name = "shardc"
+# RUN lines run under bash (lit picks it when present): exit codes are checked
+# with `$?`, and inputs that no text file can hold are made with printf.
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".shard", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.shardc_obj_root, "tests", "lit")
+
+# FileCheck and `not` live in LLVM's tool folder, which Debian keeps off PATH.
+config.environment["PATH"] = os.pathsep.join(
+    [config.shardc_tools_dir, config.llvm_tools_dir,
+     config.environment.get("PATH", "")])
+# Diagnostics must not depend on the terminal the suite runs in.
+config.environment.pop("TERM", None)
+
+config.substitutions.append(
+    ("%shardc", os.path.join(config.shardc_tools_dir, "shardc")))
+config.substitutions.append(("%stdlib", config.shardc_stdlib_dir))
+config.substitutions.append(
+    ("%examples", os.path.join(config.shardc_src_root, "examples")))

@@ -1,0 +1,395 @@
+//===- shardc.cpp - The shardc driver -------------------------------------===//
+//
+// Owns option parsing and pipeline assembly, nothing else: read the input,
+// load and check the program, run the passes, print what --emit asks for.
+//
+// Exit codes:
+//   0  success (with --verify-diagnostics: the diagnostics matched)
+//   1  errors in the input (with --verify-diagnostics: a mismatch)
+//   2  usage or I/O errors: a bad flag, an unreadable FILE, an unwritable -o
+//   3  internal error: an exception or a broken IR invariant (a shardc bug)
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/AST.h"
+#include "frontend/Compiler.h"
+#include "frontend/Diagnostic.h"
+#include "frontend/DiagnosticVerifier.h"
+#include "frontend/Parser.h"
+#include "ir/IR.h"
+#include "passes/Pass.h"
+#include "report/Report.h"
+#include "shardc/Config.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
+#include <algorithm>
+#include <exception>
+#include <optional>
+
+using namespace shardc;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum ExitCode : int {
+  ExitSuccess = 0,
+  ExitInputErrors = 1,
+  ExitUsage = 2,
+  ExitInternal = 3,
+};
+
+enum class EmitKind { Tokens, AST, IR, Costs, Report };
+enum class OutputFormat { Text, JSON };
+enum class ColorMode { Auto, Always, Never };
+
+cl::OptionCategory ShardcCategory("shardc options");
+
+cl::opt<std::string> InputFile(cl::Positional, cl::Required,
+                               cl::desc("<FILE or - for stdin>"),
+                               cl::cat(ShardcCategory));
+cl::list<std::string> IncludeDirs("I", cl::Prefix,
+                                  cl::desc("Search DIR for imports"),
+                                  cl::value_desc("DIR"),
+                                  cl::cat(ShardcCategory));
+cl::opt<std::string> OutputFile("o", cl::init("-"),
+                                cl::desc("Write output to FILE"),
+                                cl::value_desc("FILE"),
+                                cl::cat(ShardcCategory));
+cl::opt<EmitKind> Emit(
+    "emit", cl::init(EmitKind::Report),
+    cl::desc("What to print (default: the cost report)"),
+    cl::values(clEnumValN(EmitKind::Tokens, "tokens", "the token stream"),
+               clEnumValN(EmitKind::AST, "ast", "the main file's syntax tree"),
+               clEnumValN(EmitKind::IR, "ir", "the IR after the passes"),
+               clEnumValN(EmitKind::Costs, "costs", "the IR with its costs")),
+    cl::cat(ShardcCategory));
+cl::opt<OutputFormat>
+    Format("format", cl::init(OutputFormat::Text),
+           cl::desc("Format of the report"),
+           cl::values(clEnumValN(OutputFormat::Text, "text", "human-readable"),
+                      clEnumValN(OutputFormat::JSON, "json", "JSON")),
+           cl::cat(ShardcCategory));
+cl::opt<bool> VerifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("Check the diagnostics against the input's 'expected-*' "
+             "comments instead of printing them"),
+    cl::cat(ShardcCategory));
+cl::opt<bool> SplitInputFile(
+    "split-input-file",
+    cl::desc("Compile each '// -----' separated chunk of FILE on its own"),
+    cl::cat(ShardcCategory));
+cl::opt<unsigned> ErrorLimit("error-limit", cl::init(20),
+                             cl::desc("Stop after N errors (0: no limit)"),
+                             cl::value_desc("N"), cl::cat(ShardcCategory));
+#ifdef SHARDC_VERIFY_EACH_DEFAULT
+constexpr bool VerifyEachDefault = true;
+#else
+constexpr bool VerifyEachDefault = false;
+#endif
+cl::opt<bool> VerifyEach("verify-each", cl::init(VerifyEachDefault),
+                         cl::desc("Run the IR verifier after every pass"),
+                         cl::cat(ShardcCategory));
+cl::list<std::string>
+    PrintIRAfter("print-ir-after", cl::CommaSeparated,
+                 cl::desc("Print the IR after the named passes (or 'all')"),
+                 cl::value_desc("pass"), cl::cat(ShardcCategory));
+
+/// `--color=auto|always|never`. LLVM's Support library registers a boolean
+/// `--color` of its own, which WithColor (and so SourceMgr's diagnostics)
+/// consults; ours takes its name on the command line and, once parsed, sets
+/// LLVM's, so every colored output obeys the one flag.
+cl::opt<ColorMode> *Color = nullptr;
+cl::opt<cl::boolOrDefault> *LLVMColor = nullptr;
+
+void registerColorOption() {
+  // The lookup registers LLVM's common options first, so ours cannot clash
+  // with a later registration.
+  if (cl::Option *O = cl::getRegisteredOptions().lookup("color")) {
+    // WithColor.cpp declares it as cl::opt<cl::boolOrDefault>.
+    LLVMColor = static_cast<cl::opt<cl::boolOrDefault> *>(O);
+    O->removeArgument();
+  }
+  static cl::opt<ColorMode> Opt(
+      "color", cl::init(ColorMode::Auto), cl::desc("Color the diagnostics"),
+      cl::values(
+          clEnumValN(ColorMode::Auto, "auto", "when stderr is a terminal"),
+          clEnumValN(ColorMode::Always, "always", "always"),
+          clEnumValN(ColorMode::Never, "never", "never")),
+      cl::cat(ShardcCategory));
+  Color = &Opt;
+}
+
+/// Hands the parsed --color to LLVM's streams and WithColor.
+void applyColorOption() {
+  cl::boolOrDefault B = Color->getValue() == ColorMode::Always  ? cl::BOU_TRUE
+                        : Color->getValue() == ColorMode::Never ? cl::BOU_FALSE
+                                                                : cl::BOU_UNSET;
+  if (LLVMColor)
+    LLVMColor->setValue(B);
+  llvm::errs().enable_colors(B == cl::BOU_TRUE ||
+                             (B == cl::BOU_UNSET && llvm::errs().has_colors()));
+}
+
+/// Starts a `shardc: error: ` line on stderr for problems that are not in the
+/// user's source (flags, files, internal errors).
+llvm::raw_ostream &driverError() {
+  return llvm::WithColor::error(llvm::errs(), "shardc");
+}
+
+/// Everything the pipeline needs from the command line, read once.
+struct DriverOptions {
+  EmitKind Emit = EmitKind::Report;
+  OutputFormat Format = OutputFormat::Text;
+  bool VerifyDiagnostics = false;
+  bool VerifyEach = false;
+  bool Colors = false;
+  unsigned ErrorLimit = 20;
+  std::vector<std::string> PrintIRAfter;
+  CompileOptions Compile;
+};
+
+/// The source tree's stdlib while it exists (a build), else the installed one.
+std::string stdlibDir() {
+  if (llvm::sys::fs::is_directory(SHARDC_STDLIB_DIR))
+    return SHARDC_STDLIB_DIR;
+  return SHARDC_INSTALL_STDLIB_DIR;
+}
+
+DriverOptions readOptions() {
+  DriverOptions O;
+  O.Emit = Emit;
+  O.Format = Format;
+  O.VerifyDiagnostics = VerifyDiagnostics;
+  O.VerifyEach = VerifyEach;
+  O.Colors = llvm::errs().colors_enabled();
+  O.ErrorLimit = ErrorLimit;
+  O.PrintIRAfter.assign(PrintIRAfter.begin(), PrintIRAfter.end());
+  O.Compile.StdlibDir = stdlibDir();
+  O.Compile.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
+  return O;
+}
+
+/// Runs the pass pipeline on a checked module. Returns false after reporting
+/// an error (a pass found a problem in the input, or the IR verifier found a
+/// broken invariant: a shardc bug).
+bool runPasses(Module &M, DiagnosticEngine &Diags, const DriverOptions &O,
+               llvm::raw_ostream &OS) {
+  if (O.VerifyEach) {
+    std::string Broken = verifyModule(M);
+    if (!Broken.empty()) {
+      driverError() << "internal error: invalid IR after checking: " << Broken
+                    << "\n";
+      return false;
+    }
+  }
+  PipelineOptions P;
+  P.VerifyEach = O.VerifyEach;
+  P.PrintAfter = O.PrintIRAfter;
+  return runPipeline(M, Diags, Diags.sourceMgr(), P, OS);
+}
+
+/// The default output: the cost report in the requested format.
+void emitReport(const Program &P, const llvm::SourceMgr &SM, OutputFormat Fmt,
+                llvm::raw_ostream &OS) {
+  if (!P.IR) {
+    OS << "no mesh declared: nothing to cost (declare a mesh and tensors)\n";
+    return;
+  }
+  if (Fmt == OutputFormat::JSON)
+    printJsonReport(*P.IR, SM, OS);
+  else
+    printTextReport(*P.IR, SM, OS);
+}
+
+/// Compiles buffer \p Id as far as --emit needs and prints the result to
+/// \p OS. Returns the exit code; input errors are already reported.
+int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
+                   llvm::raw_ostream &OS) {
+  llvm::SourceMgr &SM = Diags.sourceMgr();
+  // Tokens come straight from the lexer, so the lexer can be inspected on a
+  // file whose imports or syntax are broken.
+  if (O.Emit == EmitKind::Tokens)
+    return dumpTokens(Id, Diags, OS, O.Compile.Limits) ? ExitSuccess
+                                                       : ExitInputErrors;
+  Program P;
+  if (!loadProgram(Id, Diags, O.Compile, P))
+    return ExitInputErrors;
+  if (O.Emit == EmitKind::AST) {
+    printAST(*P.Files.back(), SM, OS);
+    return ExitSuccess;
+  }
+  if (!checkProgram(Diags, P))
+    return ExitInputErrors;
+  if (P.IR && !runPasses(*P.IR, Diags, O, OS))
+    return Diags.hasErrors() ? ExitInputErrors : ExitInternal;
+  switch (O.Emit) {
+  case EmitKind::IR:
+  case EmitKind::Costs:
+    if (P.IR)
+      printModule(*P.IR, SM, OS, O.Emit == EmitKind::Costs);
+    break;
+  case EmitKind::Report:
+    emitReport(P, SM, O.Format, OS);
+    break;
+  case EmitKind::Tokens:
+  case EmitKind::AST:
+    llvm_unreachable("handled above");
+  }
+  return ExitSuccess;
+}
+
+/// Compiles one buffer with its own SourceMgr and engine, so the chunks of
+/// --split-input-file cannot see each other's errors or imports.
+int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer,
+                  const DriverOptions &O, llvm::raw_ostream &OS) {
+  llvm::SourceMgr SM;
+  unsigned Id = SM.AddNewSourceBuffer(std::move(Buffer), llvm::SMLoc());
+  DiagnosticEngine Diags(SM);
+  Diags.setErrorLimit(O.ErrorLimit);
+  Diags.setShowColors(O.Colors);
+  std::optional<DiagnosticVerifier> Verifier;
+  if (O.VerifyDiagnostics) {
+    Verifier.emplace(Diags);
+    Verifier->addExpectations(Id);
+  }
+  int Code = compileAndEmit(Id, Diags, O, OS);
+  if (Code == ExitSuccess && Diags.hasErrors())
+    Code = ExitInputErrors;
+  if (!Verifier || Code > ExitInputErrors)
+    return Code;
+  return Verifier->verify(llvm::errs(), O.Colors) ? ExitSuccess
+                                                  : ExitInputErrors;
+}
+
+/// Splits \p Buffer on lines that are exactly `// -----`. Each chunk is
+/// prefixed with the newlines of the lines before it, so diagnostics and
+/// expectations keep the original file's line numbers.
+std::vector<std::unique_ptr<llvm::MemoryBuffer>>
+splitInput(const llvm::MemoryBuffer &Buffer) {
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> Chunks;
+  llvm::StringRef Rest = Buffer.getBuffer();
+  std::string Chunk;
+  unsigned Line = 0, ChunkStart = 0;
+  auto flush = [&] {
+    Chunks.push_back(llvm::MemoryBuffer::getMemBufferCopy(
+        std::string(ChunkStart, '\n') + Chunk, Buffer.getBufferIdentifier()));
+    Chunk.clear();
+  };
+  while (!Rest.empty()) {
+    size_t End = Rest.find('\n');
+    llvm::StringRef Text = Rest.substr(0, End);
+    llvm::StringRef WithNewline =
+        End == llvm::StringRef::npos ? Rest : Rest.substr(0, End + 1);
+    Rest = Rest.drop_front(WithNewline.size());
+    ++Line;
+    if (Text.rtrim('\r') == "// -----") {
+      flush();
+      ChunkStart = Line;
+      continue;
+    }
+    Chunk += WithNewline.str();
+  }
+  flush();
+  return Chunks;
+}
+
+/// The whole compile: read, split, compile each chunk, write the output.
+int runDriver(const DriverOptions &O) {
+  auto BufferOrErr = llvm::MemoryBuffer::getFileOrSTDIN(InputFile);
+  if (!BufferOrErr) {
+    driverError() << "cannot read '" << InputFile
+                  << "': " << BufferOrErr.getError().message() << "\n";
+    return ExitUsage;
+  }
+  std::error_code EC;
+  llvm::ToolOutputFile Out(OutputFile, EC, llvm::sys::fs::OF_None);
+  if (EC) {
+    driverError() << "cannot write '" << OutputFile << "': " << EC.message()
+                  << "\n";
+    return ExitUsage;
+  }
+  std::vector<std::unique_ptr<llvm::MemoryBuffer>> Chunks;
+  if (SplitInputFile)
+    Chunks = splitInput(**BufferOrErr);
+  else
+    Chunks.push_back(std::move(*BufferOrErr));
+
+  int Worst = ExitSuccess;
+  for (size_t I = 0; I < Chunks.size(); ++I) {
+    if (I != 0)
+      Out.os() << "// -----\n";
+    Worst = std::max(Worst, compileBuffer(std::move(Chunks[I]), O, Out.os()));
+  }
+  Out.os().flush();
+  if (Out.os().has_error()) {
+    driverError() << "cannot write '" << OutputFile
+                  << "': " << Out.os().error().message() << "\n";
+    Out.os().clear_error();
+    return ExitUsage;
+  }
+  // Keep the output even after input errors: it holds the chunks that
+  // compiled, and an -o file that vanishes on error surprises scripts.
+  Out.keep();
+  return Worst;
+}
+
+constexpr const char *Overview =
+    "shardc: a compiler for cluster cost models\n\n"
+    "  Exit codes: 0 success, 1 errors in the input (with "
+    "--verify-diagnostics:\n  a mismatch), 2 usage or I/O errors, 3 internal "
+    "errors.\n";
+
+/// The compile's recursion (parser, AST walks) is bounded by the parse
+/// limits, but the bound assumes more stack than a main thread may have.
+constexpr unsigned CompileStackBytes = 64u << 20;
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  llvm::InitLLVM X(Argc, Argv);
+  registerColorOption();
+  cl::HideUnrelatedOptions(ShardcCategory);
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream &OS) { OS << "shardc " << SHARDC_VERSION << "\n"; });
+  // Parse failures return here instead of exiting with 1, which is the code
+  // for errors in the input.
+  std::string ParseErrors;
+  llvm::raw_string_ostream ParseErrorStream(ParseErrors);
+  if (!cl::ParseCommandLineOptions(Argc, Argv, Overview, &ParseErrorStream)) {
+    llvm::errs() << ParseErrorStream.str();
+    return ExitUsage;
+  }
+  applyColorOption();
+  std::vector<std::string> Known = passNames();
+  for (const std::string &Name : PrintIRAfter)
+    if (Name != "all" && !llvm::is_contained(Known, Name)) {
+      driverError() << "unknown pass '" << Name << "' in --print-ir-after "
+                    << "(passes: " << llvm::join(Known, ", ") << ")\n";
+      return ExitUsage;
+    }
+
+  int Code = ExitInternal;
+  auto Compile = [&Code] {
+    // An exception cannot cross the thread boundary, and none may escape:
+    // it is a shardc bug, reported as such.
+    try {
+      Code = runDriver(readOptions());
+    } catch (const std::exception &E) {
+      driverError() << "internal error: " << E.what() << "\n";
+      Code = ExitInternal;
+    } catch (...) {
+      driverError() << "internal error: unknown exception\n";
+      Code = ExitInternal;
+    }
+  };
+  llvm::thread Worker(llvm::Optional<unsigned>(CompileStackBytes), Compile);
+  Worker.join();
+  return Code;
+}
