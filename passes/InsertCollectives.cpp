@@ -46,6 +46,25 @@ struct Plan {
   unsigned Collectives = 0;
 };
 
+/// Names intermediate values after the step that made them (`B.slice`), so
+/// the printed IR keeps the user's name for the statement's result.
+const char *stepSuffix(OpKind K) {
+  switch (K) {
+  case OpKind::Slice:
+    return "slice";
+  case OpKind::AllGather:
+    return "ag";
+  case OpKind::ReduceScatter:
+    return "rs";
+  case OpKind::AllReduce:
+    return "ar";
+  case OpKind::AllToAll:
+    return "a2a";
+  default:
+    return "tmp";
+  }
+}
+
 constexpr unsigned MaxPlans = 4096;
 
 class InsertCollectives : public Pass {
@@ -125,7 +144,7 @@ Value *InsertCollectives::emit(Value *In, const ReshardSteps &Steps,
       Final->Type = S.After;
       In = Final;
     } else {
-      In = M->newValue(In->Name, S.After, Op.get());
+      In = M->newValue(In->Name + "." + stepSuffix(S.Kind), S.After, Op.get());
     }
     Op->Result = In;
     Out.push_back(std::move(Op));
@@ -325,9 +344,13 @@ bool InsertCollectives::contraction(
   Product->Operands = {L, R};
   Product->ContractDims = Op.ContractDims;
   Product->Remarks = std::move(Op.Remarks);
-  Value *Natural = Best.OutSteps.empty()
-                       ? Final
-                       : M->newValue(Final->Name, Best.Natural, Product.get());
+  Value *Natural =
+      Best.OutSteps.empty()
+          ? Final
+          : M->newValue(Final->Name + (Best.Natural.Unreduced.empty()
+                                           ? ".local"
+                                           : ".partial"),
+                        Best.Natural, Product.get());
   Natural->Def = Product.get();
   Natural->Type = Best.Natural;
   Product->Result = Natural;
@@ -350,7 +373,7 @@ bool InsertCollectives::elementwise(
   // The op computes in its operands' sharding; the written type follows.
   Value *Final = Op->Result;
   if (!Steps->empty())
-    Op->Result = M->newValue(Final->Name, Natural, Op.get());
+    Op->Result = M->newValue(Final->Name + ".local", Natural, Op.get());
   Operation &Self = *Out.emplace_back(std::move(Op));
   emit(Self.Result, *Steps, Self, Final, Out);
   return true;
