@@ -7,7 +7,7 @@ using namespace shardc;
 
 /// 4 significant figures with trailing zeros kept; `{:#.4g}` would also keep
 /// a lone trailing point ("1000."), which this drops.
-static std::string sig4(double V) {
+std::string shardc::formatSig4(double V) {
   std::string S = fmt::format("{:#.4g}", V);
   if (!S.empty() && S.back() == '.')
     S.pop_back();
@@ -18,11 +18,12 @@ std::string shardc::formatTime(double S) {
   if (S == 0)
     return "0 s";
   static const std::pair<double, const char *> Scales[] = {
-      {1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}};
+      {1, "s"},     {1e-3, "ms"},  {1e-6, "µs"},
+      {1e-9, "ns"}, {1e-12, "ps"}, {1e-15, "fs"}};
   for (auto [Scale, Name] : Scales)
     if (std::fabs(S) >= Scale * 0.99995)
-      return sig4(S / Scale) + " " + Name;
-  return sig4(S / 1e-9) + " ns";
+      return formatSig4(S / Scale) + " " + Name;
+  return fmt::format("{:.3e} s", S);
 }
 
 std::string shardc::formatAmount(double V, llvm::StringRef Unit) {
@@ -33,6 +34,6 @@ std::string shardc::formatAmount(double V, llvm::StringRef Unit) {
       {1e6, "M"},  {1e3, "k"},  {1, ""}};
   for (auto [Scale, Prefix] : Scales)
     if (std::fabs(V) >= Scale * 0.99995)
-      return sig4(V / Scale) + " " + Prefix + Unit.str();
-  return sig4(V) + " " + Unit.str();
+      return formatSig4(V / Scale) + " " + Prefix + Unit.str();
+  return formatSig4(V) + " " + Unit.str();
 }

@@ -13,6 +13,8 @@
 
 namespace shardc {
 
+/// 4 significant figures, trailing zeros kept: `295.2`, `50.00`.
+std::string formatSig4(double V);
 /// `1.213 ms`, `65.24 µs`: the largest unit that keeps the number >= 1.
 std::string formatTime(double Seconds);
 /// `33.55 MB`, `1.200 TFLOP`: decimal prefixes.

@@ -34,7 +34,7 @@ bool shardc::runPipeline(Module &M, DiagnosticEngine &Diags,
     if (llvm::is_contained(Opts.PrintAfter, "all") ||
         llvm::is_contained(Opts.PrintAfter, P->name())) {
       OS << "// IR after " << P->name() << "\n";
-      printModule(M, SM, OS, /*WithCosts=*/M.Totals.has_value());
+      printModule(M, SM, OS, /*WithCosts=*/true);
     }
     if (Opts.StopAfter == P->name())
       break;

@@ -46,7 +46,8 @@ std::string headerLine(const Module &M) {
   std::vector<std::string> Crit;
   for (unsigned T = 0; T < NumDTypes; ++T)
     if (C.Flops[T] > 0 && (DType(T) == DType::bf16 || Crit.empty()))
-      Crit.push_back(fmt::format("{:.4g} FLOP/B ({})", C.Flops[T] / C.HbmBw,
+      Crit.push_back(fmt::format("{} FLOP/B ({})",
+                                 formatSig4(C.Flops[T] / C.HbmBw),
                                  dtypeName(DType(T)).str()));
   return fmt::format(
       "mesh {} = {}[{}]: {} x {}, critical intensity {}, overlap {}\n",
