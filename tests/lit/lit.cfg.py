@@ -31,3 +31,11 @@ config.substitutions.append(
 config.substitutions.append(("%stdlib", config.shardc_stdlib_dir))
 config.substitutions.append(
     ("%examples", os.path.join(config.shardc_src_root, "examples")))
+# The JSON report's schema check runs under Debian's python (which has
+# python3-jsonschema), not whatever python3 is first on PATH.
+config.substitutions.append(
+    ("%validate-json",
+     "/usr/bin/python3 %s %s" % (
+         os.path.join(config.shardc_src_root, "tests/lit/report/validate_json.py"),
+         os.path.join(config.shardc_src_root, "docs/report.schema.json"))))
+config.excludes.append("validate_json.py")
