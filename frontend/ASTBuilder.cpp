@@ -48,32 +48,40 @@ private:
 };
 
 /// item ::= importDecl | chipDecl | ... | assignStmt
+/// An item has exactly one child; dispatching on its rule index avoids a
+/// dynamic_cast per alternative (the builder's hottest path on big files).
 DeclPtr Builder::item(P::ItemContext *C) {
-  if (auto *X = C->importDecl())
-    return importDecl(X);
-  if (auto *X = C->chipDecl())
-    return chipDecl(X);
-  if (auto *X = C->clusterDecl())
-    return clusterDecl(X);
-  if (auto *X = C->meshDecl())
-    return meshDecl(X);
-  if (auto *X = C->dimDecl()) {
+  auto *Child = static_cast<antlr4::ParserRuleContext *>(C->children.front());
+  switch (Child->getRuleIndex()) {
+  case P::RuleImportDecl:
+    return importDecl(static_cast<P::ImportDeclContext *>(Child));
+  case P::RuleChipDecl:
+    return chipDecl(static_cast<P::ChipDeclContext *>(Child));
+  case P::RuleClusterDecl:
+    return clusterDecl(static_cast<P::ClusterDeclContext *>(Child));
+  case P::RuleMeshDecl:
+    return meshDecl(static_cast<P::MeshDeclContext *>(Child));
+  case P::RuleDimDecl: {
+    auto *X = static_cast<P::DimDeclContext *>(Child);
     auto D = start<DimDecl>(X);
     D->Bindings = bindings(X->binding());
     return D;
   }
-  if (auto *X = C->letDecl()) {
+  case P::RuleLetDecl: {
+    auto *X = static_cast<P::LetDeclContext *>(Child);
     auto D = start<LetDecl>(X);
     D->Bindings = bindings(X->binding());
     return D;
   }
-  if (auto *X = C->configDecl())
-    return configDecl(X);
-  if (auto *X = C->tensorDecl())
-    return tensorDecl(X);
-  if (auto *X = C->repeatStmt())
-    return repeatStmt(X);
-  return assignStmt(C->assignStmt());
+  case P::RuleConfigDecl:
+    return configDecl(static_cast<P::ConfigDeclContext *>(Child));
+  case P::RuleTensorDecl:
+    return tensorDecl(static_cast<P::TensorDeclContext *>(Child));
+  case P::RuleRepeatStmt:
+    return repeatStmt(static_cast<P::RepeatStmtContext *>(Child));
+  default:
+    return assignStmt(static_cast<P::AssignStmtContext *>(Child));
+  }
 }
 
 /// importDecl ::= 'import' STRING ';'

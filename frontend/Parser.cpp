@@ -54,7 +54,12 @@ llvm::SMRange SourceText::range(antlr4::ParserRuleContext *C) const {
 }
 
 Ident SourceText::ident(antlr4::Token *T) const {
-  return {T ? T->getText() : std::string(), range(T)};
+  // The text comes from our UTF-8 buffer: Token::getText would convert the
+  // runtime's UTF-32 copy back, once per identifier.
+  llvm::SMRange R = range(T);
+  if (!T || !R.Start.isValid())
+    return {std::string(), R};
+  return {std::string(R.Start.getPointer(), R.End.getPointer()), R};
 }
 Ident SourceText::ident(antlr4::tree::TerminalNode *N) const {
   return ident(N ? N->getSymbol() : nullptr);

@@ -71,6 +71,10 @@ bool Sema::run() {
         return false;
       programItem(*D);
     }
+  // A program with a mesh but no tensors still has a (empty) module, so its
+  // IR and report show the mesh; with no tensor asking, no error is due.
+  if (!MeshChosen)
+    chooseMesh(llvm::SMRange());
   return !Diags.hasErrors();
 }
 

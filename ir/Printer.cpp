@@ -123,7 +123,7 @@ void IRPrinter::op(const Operation &Op, unsigned Indent) {
 void IRPrinter::costs(const Operation &Op, unsigned Indent) {
   if (Op.Cost && Op.Kind != OpKind::Input)
     OS.indent(Indent) << fmt::format(
-        "// cost: {} {}, t_math {}, t_hbm {}, {}-bound\n",
+        "// cost: {}, {}, t_math {}, t_hbm {}, {}-bound\n",
         formatAmount(Op.Cost->Flops, "FLOP"),
         formatAmount(Op.Cost->HbmBytes, "B"), formatTime(Op.Cost->TMath),
         formatTime(Op.Cost->THbm), boundName(Op.Cost->Bounded).str());
@@ -149,9 +149,12 @@ void IRPrinter::module() {
   for (size_t I = 0; I < Mesh.Axes.size(); ++I)
     Axes += fmt::format("{}{}: {}", I ? ", " : "", Mesh.Axes[I].Name,
                         Mesh.Axes[I].Size);
-  OS << fmt::format("module mesh {} = {}[{}] {{  // {} chips, overlap = {}\n",
+  // allow_padding changes what the verifier accepts, so a module that sets
+  // it says so; the default is left out.
+  OS << fmt::format("module mesh {} = {}[{}] {{  // {} chips, overlap = {}{}\n",
                     Mesh.Name, Mesh.Cluster->Name, Axes, Mesh.numChips(),
-                    M.Config.Overlap ? "true" : "false");
+                    M.Config.Overlap ? "true" : "false",
+                    M.Config.AllowPadding ? ", allow_padding = true" : "");
   block(M.Body, 2);
   OS << "}\n";
 }
