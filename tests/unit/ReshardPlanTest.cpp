@@ -1,0 +1,109 @@
+//===- ReshardPlanTest.cpp - COST-MODEL.md §2's table, step by step -------===//
+//
+// Each test builds a source and a target type on mesh [X: 2, Y: 4] and checks
+// the whole list of steps planReshard returns: kinds, axes, dims, order.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/ReshardPlan.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+using namespace shardc;
+using ::testing::ElementsAre;
+using ::testing::Field;
+using ::testing::IsEmpty;
+
+namespace {
+
+constexpr unsigned X = 0, Y = 1;
+
+/// bf16[B, F] with the given axes on B and F and the given unreduced axes.
+ShardType type(llvm::ArrayRef<unsigned> OnB, llvm::ArrayRef<unsigned> OnF,
+               llvm::ArrayRef<unsigned> Unreduced = {}) {
+  ShardType T;
+  T.Elt = DType::bf16;
+  T.Dims.push_back({"B", 1024, {OnB.begin(), OnB.end()}});
+  T.Dims.push_back({"F", 4096, {OnF.begin(), OnF.end()}});
+  T.Unreduced.assign(Unreduced.begin(), Unreduced.end());
+  return T;
+}
+
+auto step(OpKind K, std::vector<unsigned> Axes, int Dim, int DstDim = -1) {
+  return ::testing::AllOf(
+      Field(&ReshardStep::Kind, K),
+      Field(&ReshardStep::Axes,
+            ::testing::ElementsAreArray(Axes.begin(), Axes.end())),
+      Field(&ReshardStep::Dim, Dim), Field(&ReshardStep::DstDim, DstDim));
+}
+
+TEST(ReshardPlan, SameTypeNeedsNothing) {
+  auto S = planReshard(type({X}, {Y}), type({X}, {Y}));
+  ASSERT_TRUE(S);
+  EXPECT_THAT(*S, IsEmpty());
+}
+
+TEST(ReshardPlan, TableRowByRow) {
+  EXPECT_THAT(*planReshard(type({}, {}), type({X}, {})),
+              ElementsAre(step(OpKind::Slice, {X}, 0)));
+  EXPECT_THAT(*planReshard(type({X}, {}), type({}, {})),
+              ElementsAre(step(OpKind::AllGather, {X}, 0)));
+  EXPECT_THAT(*planReshard(type({X}, {}), type({}, {X})),
+              ElementsAre(step(OpKind::AllToAll, {X}, 0, 1)));
+  EXPECT_THAT(*planReshard(type({}, {}, {X}), type({}, {})),
+              ElementsAre(step(OpKind::AllReduce, {X}, -1)));
+  EXPECT_THAT(*planReshard(type({}, {}, {X}), type({}, {X})),
+              ElementsAre(step(OpKind::ReduceScatter, {X}, 1)));
+}
+
+TEST(ReshardPlan, UnreducedFromNothingIsImpossible) {
+  EXPECT_FALSE(planReshard(type({}, {}), type({}, {}, {X})));
+  EXPECT_FALSE(planReshard(type({X}, {}), type({}, {}, {X})));
+}
+
+TEST(ReshardPlan, SameKindOnSameDimIsFused) {
+  EXPECT_THAT(*planReshard(type({X, Y}, {}), type({}, {})),
+              ElementsAre(step(OpKind::AllGather, {X, Y}, 0)));
+  EXPECT_THAT(*planReshard(type({}, {}, {X, Y}), type({}, {})),
+              ElementsAre(step(OpKind::AllReduce, {X, Y}, -1)));
+}
+
+TEST(ReshardPlan, OrderIsSliceReduceScatterAllReduceAllToAllAllGather) {
+  // X: shards B -> unused (AllGather); Y: {U} -> shards F (ReduceScatter).
+  EXPECT_THAT(*planReshard(type({X}, {}, {Y}), type({}, {Y})),
+              ElementsAre(step(OpKind::ReduceScatter, {Y}, 1),
+                          step(OpKind::AllGather, {X}, 0)));
+  // X: {U} -> unused (AllReduce); Y: shards B -> F (AllToAll).
+  EXPECT_THAT(*planReshard(type({Y}, {}, {X}), type({}, {Y})),
+              ElementsAre(step(OpKind::AllReduce, {X}, -1),
+                          step(OpKind::AllToAll, {Y}, 0, 1)));
+  // X: unused -> shards F (slice first); Y: shards B -> unused.
+  EXPECT_THAT(*planReshard(type({Y}, {}), type({}, {X})),
+              ElementsAre(step(OpKind::Slice, {X}, 1),
+                          step(OpKind::AllGather, {Y}, 0)));
+}
+
+TEST(ReshardPlan, EachStepSeesTheArrayAsItIsThen) {
+  auto S = *planReshard(type({X}, {}, {Y}), type({}, {Y}));
+  ASSERT_EQ(S.size(), 2u);
+  EXPECT_EQ(S[0].Before, type({X}, {}, {Y}));
+  EXPECT_EQ(S[0].After, type({X}, {Y}));
+  EXPECT_EQ(S[1].Before, type({X}, {Y}));
+  EXPECT_EQ(S[1].After, type({}, {Y}));
+}
+
+TEST(ReshardPlan, AxisOrderChangeIsAnAllToAllInPlace) {
+  EXPECT_THAT(*planReshard(type({X, Y}, {}), type({Y, X}, {})),
+              ElementsAre(step(OpKind::AllToAll, {Y, X}, 0, 0)));
+  // I_Y -> I_XY: slicing X appends it after Y, so the order is fixed after.
+  auto S = *planReshard(type({Y}, {}), type({X, Y}, {}));
+  EXPECT_THAT(S, ElementsAre(step(OpKind::Slice, {X}, 0),
+                             step(OpKind::AllToAll, {X, Y}, 0, 0)));
+  EXPECT_EQ(S.back().After, type({X, Y}, {}));
+}
+
+TEST(ReshardPlan, AppendedAxesFollowTheTargetOrder) {
+  EXPECT_THAT(*planReshard(type({}, {}), type({Y, X}, {})),
+              ElementsAre(step(OpKind::Slice, {Y, X}, 0)));
+}
+
+} // namespace
