@@ -94,7 +94,9 @@ bool Loader::importAll(const FileAST &F, llvm::StringRef Dir) {
     }
     if (Done.count(Key))
       continue;
-    if (Stack.size() >= Opts.MaxImportDepth) {
+    // Stack holds the main file too, so its size is how deep this import
+    // would nest.
+    if (Stack.size() > Opts.MaxImportDepth) {
       Diags.report(I->PathRange, diag::ImportDepth, Opts.MaxImportDepth);
       return false;
     }

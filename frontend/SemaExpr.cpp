@@ -10,12 +10,23 @@
 
 using namespace shardc;
 
+/// `2.5k` is 2500 and `8 b / 1 B` is 1: a real count that lands on a whole
+/// number becomes exact again, so it can size a dim or count a repeat.
+static Quantity exactIfWhole(Quantity Q) {
+  if (!Q.IsInt && Q.Dim.isCount() && std::floor(Q.Real) == Q.Real &&
+      std::fabs(Q.Real) < 9.0e15)
+    return Quantity::ofInt(int64_t(Q.Real), Q.Dim);
+  return Q;
+}
+
 std::optional<Quantity> Sema::evalNumber(const Expr &E) {
   bool Overflow = false;
   std::optional<Quantity> Q = parseNumber(E.Text, Overflow);
   if (!Q) {
+    // `1e400` is a real too large for a double, not an integer overflow.
+    bool Real = E.Text.find_first_of(".eE") != std::string::npos;
     if (Overflow)
-      Diags.report(E.Range, diag::IntegerOverflow);
+      Diags.report(E.Range, Real ? diag::NotFinite : diag::IntegerOverflow);
     else
       Diags.report(E.Range, diag::InvalidNumber, E.Text);
     return std::nullopt;
@@ -42,11 +53,7 @@ std::optional<Quantity> Sema::evalNumber(const Expr &E) {
                                                       : diag::NotFinite);
     return std::nullopt;
   }
-  // `2.5k` is 2500: a real that lands on a whole number becomes exact again.
-  if (!Out.IsInt && Out.Dim.isCount() && std::floor(Out.Real) == Out.Real &&
-      std::fabs(Out.Real) < 9.0e15)
-    Out = Quantity::ofInt(int64_t(Out.Real), Out.Dim);
-  return Out;
+  return exactIfWhole(Out);
 }
 
 std::optional<Quantity> Sema::eval(const Expr &E) {
@@ -89,7 +96,7 @@ std::optional<Quantity> Sema::eval(const Expr &E) {
   Quantity Out;
   switch (applyOp(E.Op, *L, *R, Out)) {
   case ArithError::None:
-    return Out;
+    return exactIfWhole(Out);
   case ArithError::Overflow:
     Diags.report(E.Range, diag::IntegerOverflow);
     break;

@@ -20,6 +20,18 @@ std::string dimList(const ShardType &T) {
     S += (I ? ", " : "") + T.Dims[I].Name;
   return S + "]";
 }
+
+/// A bare operand (`x`, written without indices) whose dims do not fit the
+/// statement is reported at the operand with its dims, which the user never
+/// wrote. Returns false when \p O was written with indices.
+bool reportBareShape(DiagnosticEngine &Diags, const OperandAST &O,
+                     const ShardType &Has, const ShardType &Needs) {
+  if (O.Type)
+    return false;
+  Diags.report(O.Range, diag::BareOperandShape, O.Name.Name, dimList(Has),
+               dimList(Needs));
+  return true;
+}
 } // namespace
 
 void Sema::programItem(const Decl &D) {
@@ -216,9 +228,10 @@ bool Sema::contraction(const AssignDecl &D, Operation &Op, ShardType &Out) {
                    D.Args[I].Name.Name);
       return false;
     }
-  for (const TensorDim &Dm : Out.Dims)
-    if (!L.dimIndex(Dm.Name) && !R.dimIndex(Dm.Name)) {
-      Diags.report(D.OutType.Range, diag::ContractionDimMismatch, Dm.Name);
+  for (unsigned K = 0; K < Out.Dims.size(); ++K)
+    if (!L.dimIndex(Out.Dims[K].Name) && !R.dimIndex(Out.Dims[K].Name)) {
+      Diags.report(D.OutType.Indices[K].Range, diag::ContractionDimMismatch,
+                   Out.Dims[K].Name);
       return false;
     }
   auto Classify = [&](const ShardType &Self, const ShardType &Other,
@@ -281,8 +294,9 @@ bool Sema::elementwise(const AssignDecl &D, Operation &Op, ShardType &Out) {
   for (unsigned I = 1; I < Op.Operands.size(); ++I) {
     const ShardType &T = Op.Operands[I]->Type;
     if (!T.sameDims(First)) {
-      Diags.report(D.Args[I].Range, diag::ElementwiseShapeMismatch,
-                   dimList(First), dimList(T));
+      if (!reportBareShape(Diags, D.Args[I], T, First))
+        Diags.report(D.Args[I].Range, diag::ElementwiseShapeMismatch,
+                     dimList(First), dimList(T));
       return false;
     }
     if (T.Dims != First.Dims || T.Unreduced != First.Unreduced) {
@@ -300,8 +314,9 @@ bool Sema::elementwise(const AssignDecl &D, Operation &Op, ShardType &Out) {
     return false;
   }
   if (!Out.sameDims(First)) {
-    Diags.report(D.OutType.Range, diag::ElementwiseOutputMismatch, dimList(Out),
-                 dimList(First));
+    if (!reportBareShape(Diags, D.Args[0], First, Out))
+      Diags.report(D.OutType.Range, diag::ElementwiseOutputMismatch,
+                   dimList(Out), dimList(First));
     return false;
   }
   return checkPeak(D, First.Elt, /*Matmul=*/false);
@@ -310,8 +325,9 @@ bool Sema::elementwise(const AssignDecl &D, Operation &Op, ShardType &Out) {
 bool Sema::reshard(const AssignDecl &D, Operation &Op, ShardType &Out) {
   const ShardType &In = Op.Operands[0]->Type;
   if (!Out.sameDims(In)) {
-    Diags.report(D.OutType.Range, diag::ReshardDimMismatch, dimList(In),
-                 dimList(Out));
+    if (!reportBareShape(Diags, D.Args[0], In, Out))
+      Diags.report(D.OutType.Range, diag::ReshardDimMismatch, dimList(In),
+                   dimList(Out));
     return false;
   }
   for (unsigned A : Out.Unreduced)

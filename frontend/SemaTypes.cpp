@@ -70,6 +70,19 @@ bool Sema::splitAxes(const Ident &Id, llvm::StringRef Sub,
   return false;
 }
 
+/// The dim an undeclared index meant: without its subscript when the part
+/// after the last '_' reads as mesh axes (`heads_Y`), else the whole name
+/// (`d_modle`), so that "did you mean" compares like with like.
+static llvm::StringRef intendedDim(llvm::StringRef Name, const MeshSpec &M) {
+  size_t P = Name.rfind('_');
+  if (P == llvm::StringRef::npos || P == 0)
+    return Name;
+  std::vector<llvm::SmallVector<unsigned, 2>> Found;
+  llvm::SmallVector<unsigned, 4> Cur;
+  splits(Name.drop_front(P + 1), M, Cur, Found);
+  return Found.empty() ? Name : Name.take_front(P);
+}
+
 /// Finds the dim an index names: the whole name, or the longest declared dim
 /// `D` such that the name is `D_<subscript>` (so `d_model_X` works).
 bool Sema::resolveIndex(const IndexAST &I, TensorDim &Out) {
@@ -98,7 +111,7 @@ bool Sema::resolveIndex(const IndexAST &I, TensorDim &Out) {
   const Symbol *S = DimName.empty() ? nullptr : lookup(DimName);
   if (!S || S->Kind != SymKind::Dim) {
     std::string Wanted =
-        DimName.empty() ? Name.split('_').first.str() : DimName.str();
+        (DimName.empty() ? intendedDim(Name, *Mesh) : DimName).str();
     if (auto Best = closestName(Wanted, namesOf({SymKind::Dim})))
       Diags.report(I.Id.Range, diag::UndeclaredDimSuggest, Wanted, *Best);
     else
@@ -179,6 +192,34 @@ bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D) {
   return false;
 }
 
+/// Where each of \p Axes was written in index \p I. Rule 2 points at the
+/// index; when the index itself repeats an axis (`I_{X,X}`, `I_XX`), both
+/// uses would point at the same place, so it points at the axis names: the
+/// braced ones, or the pieces of the subscript that starts at byte
+/// \p SubStart of the identifier (identifiers are ASCII).
+static void axisRanges(const IndexAST &I, size_t SubStart,
+                       llvm::ArrayRef<unsigned> Axes, const MeshSpec &M,
+                       llvm::SmallVectorImpl<llvm::SMRange> &Out) {
+  llvm::SmallVector<unsigned, 4> Sorted(Axes.begin(), Axes.end());
+  llvm::sort(Sorted);
+  if (std::adjacent_find(Sorted.begin(), Sorted.end()) == Sorted.end()) {
+    Out.append(Axes.size(), I.Range);
+    return;
+  }
+  if (I.Braced) {
+    for (const Ident &A : I.BracedAxes)
+      Out.push_back(A.Range);
+    return;
+  }
+  const char *P = I.Id.Range.Start.getPointer() + SubStart;
+  for (unsigned A : Axes) {
+    const char *End = P + M.Axes[A].Name.size();
+    Out.push_back(
+        {llvm::SMLoc::getFromPointer(P), llvm::SMLoc::getFromPointer(End)});
+    P = End;
+  }
+}
+
 std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
                                            bool NeedDType) {
   ShardType S;
@@ -210,17 +251,21 @@ std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
       Diags.report(I.Range, diag::ElementsOverflow);
       return std::nullopt;
     }
-    for (unsigned A : D.Axes)
-      Uses.push_back({A, I.Range});
+    llvm::SmallVector<llvm::SMRange, 2> Where;
+    axisRanges(I, D.Name.size() + 1, D.Axes, *Mesh, Where);
+    for (unsigned K = 0; K < D.Axes.size(); ++K)
+      Uses.push_back({D.Axes[K], Where[K]});
     S.Dims.push_back(std::move(D));
   }
   for (const IndexAST &U : T.Unreduced) {
     llvm::SmallVector<unsigned, 2> Axes;
     if (!resolveUnreduced(U, Axes))
       return std::nullopt;
-    for (unsigned A : Axes) {
-      Uses.push_back({A, U.Range});
-      S.Unreduced.push_back(A);
+    llvm::SmallVector<llvm::SMRange, 2> Where;
+    axisRanges(U, /*after "U_"*/ 2, Axes, *Mesh, Where);
+    for (unsigned K = 0; K < Axes.size(); ++K) {
+      Uses.push_back({Axes[K], Where[K]});
+      S.Unreduced.push_back(Axes[K]);
     }
   }
   if (!checkAxes(Uses))

@@ -10,10 +10,11 @@ shardc::closestName(llvm::StringRef Name,
   unsigned Best = std::max<unsigned>(1, (Name.size() + 2) / 3) + 1;
   std::optional<std::string> Result;
   for (const std::string &C : Candidates) {
-    unsigned D = Name.edit_distance(C, /*AllowReplacements=*/true, Best);
-    // Case-only differences (`h100` for `H100`) count as one edit.
+    // A case-only difference (`h100` for `H100`, `TFLOPs` for `TFLOPS`) is
+    // the likeliest typo: it beats every other candidate.
     if (Name.equals_insensitive(C) && Name != C)
-      D = 1;
+      return C;
+    unsigned D = Name.edit_distance(C, /*AllowReplacements=*/true, Best);
     if (D < Best) {
       Best = D;
       Result = C;

@@ -105,7 +105,16 @@ std::optional<UnitInfo> shardc::lookupUnit(llvm::StringRef Unit,
   return R;
 }
 
-std::vector<std::string> shardc::allUnitNames() { return table().Names; }
+std::vector<std::string> shardc::allUnitNames() {
+  // Rates are written `unit/s`; offering them lets `GBps` suggest `GB/s`.
+  std::vector<std::string> Names = table().Names;
+  for (const std::string &N : table().Names) {
+    Dimension D = table().Units.find(N)->second.Dim;
+    if (D == Dimension::bytes() || D == Dimension::flop())
+      Names.push_back(N + "/s");
+  }
+  return Names;
+}
 
 static ArithError checkReal(double V, Quantity &Out, Dimension D) {
   if (!std::isfinite(V))

@@ -25,6 +25,10 @@ config.environment["PATH"] = os.pathsep.join(
      config.environment.get("PATH", "")])
 # Diagnostics must not depend on the terminal the suite runs in.
 config.environment.pop("TERM", None)
+# root reads files whatever their mode: tests of unreadable files need
+# `REQUIRES: non-root-user`.
+if os.geteuid() != 0:
+    config.available_features.add("non-root-user")
 
 config.substitutions.append(
     ("%shardc", os.path.join(config.shardc_tools_dir, "shardc")))
