@@ -37,7 +37,7 @@ struct Expr {
   llvm::SMRange Range;
   std::string Text;      ///< number literal or name
   std::string Unit, Per; ///< `450 GB/s`: Unit "GB", Per "s"
-  llvm::SMRange UnitRange;
+  llvm::SMRange UnitRange, PerRange;
   char Op = 0; ///< + - * / for Binary
   std::unique_ptr<Expr> LHS, RHS;
 };

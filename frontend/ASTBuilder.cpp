@@ -11,10 +11,6 @@ using P = shardgen::ShardParser;
 
 namespace {
 
-bool isTimeUnit(llvm::StringRef U) {
-  return U == "s" || U == "ms" || U == "us" || U == "ns";
-}
-
 class Builder {
 public:
   explicit Builder(const SourceText &T) : Text(T) {}
@@ -304,8 +300,8 @@ ExprPtr Builder::expr(P::ExprContext *C) {
 }
 
 /// NUMBER (unit=ID ('/' per=ID)?)?
-/// `8 GB / layers` parses as a unit "GB/layers"; a rate's denominator is
-/// always a time unit, so anything else is a division by a name.
+/// `8 GB / layers` parses as a unit "GB/layers" too: only the checker knows
+/// whether `layers` is a constant to divide by or a misspelt time unit.
 ExprPtr Builder::numberExpr(P::NumberExprContext *C) {
   auto E = makeExpr(ExprKind::Number, Text.range(C));
   E->Text = C->NUMBER()->getText();
@@ -313,20 +309,12 @@ ExprPtr Builder::numberExpr(P::NumberExprContext *C) {
     return E;
   E->Unit = C->unit->getText();
   E->UnitRange = {Text.range(C->unit).Start, Text.range(C->unit).End};
-  if (!C->per)
-    return E;
-  if (isTimeUnit(C->per->getText())) {
+  if (C->per) {
     E->Per = C->per->getText();
-    E->UnitRange.End = Text.range(C->per).End;
-    return E;
+    E->PerRange = Text.range(C->per);
+    E->UnitRange.End = E->PerRange.End;
   }
-  E->Range.End = E->UnitRange.End;
-  auto Div = makeExpr(ExprKind::Binary, Text.range(C));
-  Div->Op = '/';
-  Div->LHS = std::move(E);
-  Div->RHS = makeExpr(ExprKind::Name, Text.range(C->per));
-  Div->RHS->Text = C->per->getText();
-  return Div;
+  return E;
 }
 
 } // namespace

@@ -24,10 +24,12 @@ Severity shardc::diagKindSeverity(DiagKind K) {
 
 DiagnosticEngine::DiagnosticEngine(llvm::SourceMgr &SM) : SM(SM) {}
 
-// Decides whether a diagnostic of severity \p S is emitted, counting errors
-// against the limit. Past the limit one final error says so and everything
-// after it is dropped, so 1,000 errors in one file print 21 lines.
-bool DiagnosticEngine::admit(Severity &S) {
+// Decides whether a diagnostic of severity \p S at \p Range is emitted,
+// counting errors against the limit. The first error past the limit is
+// replaced by one note saying so (at its location, so --verify-diagnostics
+// can test it), and everything after is dropped: 1,000 errors in one file
+// print 20 errors, their notes, and the limit note.
+bool DiagnosticEngine::admit(Severity &S, llvm::SMRange Range) {
   if (S == Severity::Warning && WarningsAsErrors)
     S = Severity::Error;
   if (Stopped)
@@ -40,6 +42,8 @@ bool DiagnosticEngine::admit(Severity &S) {
   if (ErrorLimit != 0 && Errors >= ErrorLimit) {
     Stopped = true;
     LastDropped = true;
+    emit({DiagKind::ErrorLimitReached, Severity::Note, Range,
+          fmt::format(diag::ErrorLimitReached.Format, ErrorLimit)});
     return false;
   }
   ++Errors;
@@ -51,14 +55,6 @@ void DiagnosticEngine::emit(const Diagnostic &D) {
     Custom(D);
   else
     print(D);
-  // The limit note follows the error that reached the limit, so it is part of
-  // what --verify-diagnostics sees and can be tested.
-  if (D.Sev == Severity::Error && ErrorLimit != 0 && Errors == ErrorLimit) {
-    Diagnostic Stop{DiagKind::ErrorLimitReached, Severity::Note, D.Range,
-                    fmt::format(diag::ErrorLimitReached.Format, ErrorLimit)};
-    Custom ? Custom(Stop) : print(Stop);
-    Stopped = true;
-  }
 }
 
 void DiagnosticEngine::print(const Diagnostic &D) {

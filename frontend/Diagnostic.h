@@ -67,7 +67,7 @@ public:
   void report(llvm::SMRange Range, const DiagDesc<Args...> &D,
               std::type_identity_t<Args>... A) {
     Severity Sev = D.Sev;
-    if (!admit(Sev))
+    if (!admit(Sev, Range))
       return;
     emit({D.Kind, Sev, Range, fmt::format(fmt::runtime(D.Format), A...)});
   }
@@ -90,7 +90,7 @@ public:
   llvm::SourceMgr &sourceMgr() { return SM; }
 
 private:
-  bool admit(Severity &S);
+  bool admit(Severity &S, llvm::SMRange Range);
   void emit(const Diagnostic &D);
   void print(const Diagnostic &D);
 

@@ -73,6 +73,9 @@ private:
   // Expressions (SemaExpr.cpp).
   std::optional<Quantity> eval(const Expr &E);
   std::optional<Quantity> evalNumber(const Expr &E);
+  std::optional<Quantity> evalDividedNumber(const Expr &E);
+  std::optional<Quantity> combine(llvm::SMRange At, char Op, const Quantity &L,
+                                  const Quantity &R, llvm::SMRange RhsRange);
   std::optional<int64_t> evalWhole(const Expr &E, llvm::StringRef What,
                                    int64_t Min);
   std::optional<PropValue> evalProperty(const Property &Prop, PropKind K);

@@ -68,6 +68,7 @@ bool Sema::checkProps(const std::vector<Property> &Ps, PropOwner O,
                       llvm::StringRef What, llvm::StringMap<PropValue> &Out,
                       llvm::StringRef Skip) {
   bool Ok = true;
+  llvm::StringMap<llvm::SMRange> Seen;
   for (const Property &Prop : Ps) {
     const std::string &Name = Prop.Name.Name;
     if (Name == Skip)
@@ -88,8 +89,10 @@ bool Sema::checkProps(const std::vector<Property> &Ps, PropOwner O,
       Ok = false;
       continue;
     }
-    if (Out.count(Name)) {
+    auto [First, New] = Seen.try_emplace(Name, Prop.Name.Range);
+    if (!New) {
       Diags.report(Prop.Name.Range, diag::DuplicateProperty, Name);
+      Diags.report(First->second, diag::FirstSetHere, Name);
       Ok = false;
       continue;
     }
@@ -307,9 +310,10 @@ void Sema::config(const ConfigDecl &D) {
   for (const Property &Prop : D.Props) {
     if (Prop.Name.Name != "mesh")
       continue;
-    if (ConfigMesh)
+    if (ConfigMesh) {
       Diags.report(Prop.Name.Range, diag::DuplicateProperty, "mesh");
-    else
+      Diags.report(ConfigMesh->Range, diag::FirstSetHere, "mesh");
+    } else
       ConfigMesh = Prop.Value.get();
   }
 }

@@ -34,6 +34,9 @@ std::optional<Quantity> Sema::evalNumber(const Expr &E) {
   if (E.Unit.empty())
     return Q;
   std::optional<UnitInfo> U = lookupUnit(E.Unit, E.Per);
+  // `8 GB / layers`: not a rate but an amount divided by a constant.
+  if (!U && !E.Per.empty() && lookup(E.Per))
+    return evalDividedNumber(E);
   if (!U) {
     std::string Written = E.Per.empty() ? E.Unit : E.Unit + "/" + E.Per;
     if (auto Best = closestName(Written, allUnitNames()))
@@ -54,6 +57,23 @@ std::optional<Quantity> Sema::evalNumber(const Expr &E) {
     return std::nullopt;
   }
   return exactIfWhole(Out);
+}
+
+/// Evaluates `8 GB / layers`, which parsed as one number with a unit.
+std::optional<Quantity> Sema::evalDividedNumber(const Expr &E) {
+  Expr Amount;
+  Amount.Kind = ExprKind::Number;
+  Amount.Text = E.Text;
+  Amount.Unit = E.Unit;
+  Amount.UnitRange = {E.UnitRange.Start,
+                      llvm::SMLoc::getFromPointer(
+                          E.UnitRange.Start.getPointer() + E.Unit.size())};
+  Amount.Range = {E.Range.Start, Amount.UnitRange.End};
+  std::optional<Quantity> L = evalNumber(Amount);
+  std::optional<Quantity> R = eval(Expr{ExprKind::Name, E.PerRange, E.Per});
+  if (!L || !R)
+    return std::nullopt;
+  return combine(E.Range, '/', *L, *R, E.PerRange);
 }
 
 std::optional<Quantity> Sema::eval(const Expr &E) {
@@ -93,22 +113,30 @@ std::optional<Quantity> Sema::eval(const Expr &E) {
   std::optional<Quantity> R = eval(*E.RHS);
   if (!L || !R)
     return std::nullopt;
+  return combine(E.Range, E.Op, *L, *R, E.RHS->Range);
+}
+
+/// Applies \p Op, reporting at \p At (or at the divisor \p RhsRange for a
+/// division by zero).
+std::optional<Quantity> Sema::combine(llvm::SMRange At, char Op,
+                                      const Quantity &L, const Quantity &R,
+                                      llvm::SMRange RhsRange) {
   Quantity Out;
-  switch (applyOp(E.Op, *L, *R, Out)) {
+  switch (applyOp(Op, L, R, Out)) {
   case ArithError::None:
     return exactIfWhole(Out);
   case ArithError::Overflow:
-    Diags.report(E.Range, diag::IntegerOverflow);
+    Diags.report(At, diag::IntegerOverflow);
     break;
   case ArithError::DivByZero:
-    Diags.report(E.RHS->Range, diag::DivisionByZero);
+    Diags.report(RhsRange, diag::DivisionByZero);
     break;
   case ArithError::NotFinite:
-    Diags.report(E.Range, diag::NotFinite);
+    Diags.report(At, diag::NotFinite);
     break;
   case ArithError::Mismatch:
-    Diags.report(E.Range, diag::OperandUnitMismatch,
-                 E.Op == '+' ? "add" : "subtract", L->Dim.str(), R->Dim.str());
+    Diags.report(At, diag::OperandUnitMismatch, Op == '+' ? "add" : "subtract",
+                 L.Dim.str(), R.Dim.str());
     break;
   }
   return std::nullopt;
@@ -209,8 +237,11 @@ std::optional<PropValue> Sema::evalProperty(const Property &Prop, PropKind K) {
     return std::nullopt;
   }
   // Latency may be zero (its default); sizes and bandwidths may not.
-  bool ZeroOk = K == PropKind::Seconds;
-  if (V.Number < 0 || (V.Number == 0 && !ZeroOk)) {
+  if (K == PropKind::Seconds && V.Number < 0) {
+    Diags.report(E.Range, diag::ExpectedNonNegative, Prop.Name.Name, Q->str());
+    return std::nullopt;
+  }
+  if (K != PropKind::Seconds && V.Number <= 0) {
     Diags.report(E.Range, diag::ExpectedPositive, Prop.Name.Name, Q->str());
     return std::nullopt;
   }

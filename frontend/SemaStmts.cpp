@@ -12,7 +12,6 @@ using namespace shardc;
 
 namespace {
 constexpr int64_t MaxRepeat = int64_t(1) << 32;
-constexpr unsigned MaxContractionDims = 32;
 
 std::string dimList(const ShardType &T) {
   std::string S = "[";
@@ -256,11 +255,6 @@ bool Sema::contraction(const AssignDecl &D, Operation &Op, ShardType &Out) {
   if (!Classify(L, R, 0, DimRole::FreeLhs) ||
       !Classify(R, L, 1, DimRole::FreeRhs))
     return false;
-  if (Op.ContractDims.size() > MaxContractionDims) {
-    Diags.report(D.Range, diag::ContractionTooManyDims,
-                 unsigned(Op.ContractDims.size()), MaxContractionDims);
-    return false;
-  }
   return checkPeak(D, L.Elt, /*Matmul=*/true);
 }
 

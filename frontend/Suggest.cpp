@@ -15,7 +15,12 @@ shardc::closestName(llvm::StringRef Name,
     if (Name.equals_insensitive(C) && Name != C)
       return C;
     unsigned D = Name.edit_distance(C, /*AllowReplacements=*/true, Best);
-    if (D < Best) {
+    // Equally close candidates: the shorter, then the alphabetically first,
+    // so the suggestion does not depend on a symbol table's hash order.
+    bool Tie = D == Best && Result &&
+               (C.size() < Result->size() ||
+                (C.size() == Result->size() && C < *Result));
+    if (D < Best || Tie) {
       Best = D;
       Result = C;
     }

@@ -28,16 +28,9 @@ namespace {
 /// Kinds that no input can produce, each with why. Keep this short: a kind
 /// that is reachable belongs in a lit test instead.
 const std::map<std::string, std::string> Unreachable = {
-    {"ImportedHere",
-     "never reported: the engine renders diagnostics through SourceMgr, which "
-     "prints the import chain ('Included from file:line:') itself"},
     {"InvalidNumber",
      "the lexer's NUMBER rule admits only literals parseNumber accepts; a "
      "literal too large is IntegerOverflow or NotFinite"},
-    {"ContractionTooManyDims",
-     "a contraction's distinct dims are its lhs's (at most 16) plus the rhs "
-     "dims outside it, which must be output dims (at most 16): never above "
-     "the limit of 32"},
 };
 
 /// What one `DIAG:` line names, with where it was found.
