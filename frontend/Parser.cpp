@@ -207,6 +207,12 @@ std::string reword(std::string Msg) {
   for (auto [From, To] : Rules)
     for (size_t P; (P = Msg.find(From)) != std::string::npos;)
       Msg.replace(P, strlen(From), To);
+  // "missing ';' at '}'" names what was expected, then what was found.
+  if (llvm::StringRef(Msg).startswith("missing ")) {
+    size_t At = Msg.rfind(" at ");
+    if (At != std::string::npos)
+      Msg = "expected " + Msg.substr(8, At - 8) + " before " + Msg.substr(At + 4);
+  }
   return Msg;
 }
 
