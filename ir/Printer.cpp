@@ -151,10 +151,11 @@ void IRPrinter::module() {
                         Mesh.Axes[I].Size);
   // allow_padding changes what the verifier accepts, so a module that sets
   // it says so; the default is left out.
-  OS << fmt::format("module mesh {} = {}[{}] {{  // {} chips, overlap = {}{}\n",
-                    Mesh.Name, Mesh.Cluster->Name, Axes, Mesh.numChips(),
-                    M.Config.Overlap ? "true" : "false",
-                    M.Config.AllowPadding ? ", allow_padding = true" : "");
+  OS << fmt::format(
+      "module mesh {} = {}[{}] {{  // {} chip{}, overlap = {}{}\n", Mesh.Name,
+      Mesh.Cluster->Name, Axes, Mesh.numChips(),
+      Mesh.numChips() == 1 ? "" : "s", M.Config.Overlap ? "true" : "false",
+      M.Config.AllowPadding ? ", allow_padding = true" : "");
   block(M.Body, 2);
   OS << "}\n";
 }

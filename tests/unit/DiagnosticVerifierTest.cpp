@@ -151,8 +151,9 @@ TEST_F(VerifierTest, NotesMustBeExpectedToo) {
 
 TEST_F(VerifierTest, ErrorLimitNoteIsVisible) {
   Diags.setErrorLimit(1);
+  // The limit note replaces the first dropped error, at its location.
   load("let x = 1 / 0; // expected-error {{division by zero}}\n"
-       "// expected-note@-1 {{too many errors emitted; stopping after 1}}\n"
+       "// expected-note@+1 {{too many errors emitted; stopping after 1}}\n"
        "let y = 1 / 0;\n");
   Diags.report(at(1, 9), diag::DivisionByZero);
   Diags.report(at(3, 9), diag::DivisionByZero);

@@ -96,10 +96,15 @@ constexpr bool VerifyEachDefault = false;
 cl::opt<bool> VerifyEach("verify-each", cl::init(VerifyEachDefault),
                          cl::desc("Run the IR verifier after every pass"),
                          cl::cat(ShardcCategory));
-cl::list<std::string>
-    PrintIRAfter("print-ir-after", cl::CommaSeparated,
-                 cl::desc("Print the IR after the named passes (or 'all')"),
-                 cl::value_desc("pass"), cl::cat(ShardcCategory));
+cl::list<std::string> PrintIRAfter(
+    "print-ir-after", cl::CommaSeparated,
+    cl::desc("Print the IR after the named passes ('all' for every pass, "
+             "'check' for the IR the frontend built, before any pass)"),
+    cl::value_desc("pass"), cl::cat(ShardcCategory));
+
+/// The pseudo-pass of --print-ir-after that names the IR as the frontend
+/// lowered it: the only place its `reshard` ops can be seen.
+constexpr const char *CheckStage = "check";
 
 /// `--color=auto|always|never`. LLVM's Support library registers a boolean
 /// `--color` of its own, which WithColor (and so SourceMgr's diagnostics)
@@ -188,6 +193,10 @@ bool runPasses(Module &M, DiagnosticEngine &Diags, const DriverOptions &O,
                     << "\n";
       return false;
     }
+  }
+  if (llvm::is_contained(O.PrintIRAfter, CheckStage)) {
+    OS << "// IR after " << CheckStage << "\n";
+    printModule(M, Diags.sourceMgr(), OS, /*WithCosts=*/true);
   }
   PipelineOptions P;
   P.VerifyEach = O.VerifyEach;
@@ -369,9 +378,11 @@ int main(int Argc, char **Argv) {
   applyColorOption();
   std::vector<std::string> Known = passNames();
   for (const std::string &Name : PrintIRAfter)
-    if (Name != "all" && !llvm::is_contained(Known, Name)) {
+    if (Name != "all" && Name != CheckStage &&
+        !llvm::is_contained(Known, Name)) {
       driverError() << "unknown pass '" << Name << "' in --print-ir-after "
-                    << "(passes: " << llvm::join(Known, ", ") << ")\n";
+                    << "(passes: " << llvm::join(Known, ", ") << "; also '"
+                    << CheckStage << "' and 'all')\n";
       return ExitUsage;
     }
 
