@@ -31,8 +31,9 @@ std::optional<Quantity> Sema::evalNumber(const Expr &E) {
       Diags.report(E.Range, diag::InvalidNumber, E.Text);
     return std::nullopt;
   }
+  // `2.0` is whole, so it is exact like `2` (`dim N = 2.0;` is fine).
   if (E.Unit.empty())
-    return Q;
+    return exactIfWhole(*Q);
   std::optional<UnitInfo> U = lookupUnit(E.Unit, E.Per);
   // `8 GB / layers`: not a rate but an amount divided by a constant.
   if (!U && !E.Per.empty() && lookup(E.Per))

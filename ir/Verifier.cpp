@@ -100,10 +100,13 @@ void Verifier::op(const Operation &Op) {
   case OpKind::Elementwise:
     if (Op.Operands.size() != elementwiseArity(Op.Fn))
       fail(Op, "wrong number of operands");
-    for (const Value *V : Op.Operands)
+    for (const Value *V : Op.Operands) {
       if (!V->Type.sameDims(Op.Result->Type) ||
           (M.CollectivesInserted && V->Type.Dims != Op.Result->Type.Dims))
         fail(Op, "operands and result must have the same dims and sharding");
+      if (V->Type.Elt != Op.Operands[0]->Type.Elt)
+        fail(Op, "operands must have the same dtype");
+    }
     break;
   case OpKind::Reshard:
     if (M.CollectivesInserted)
@@ -112,9 +115,15 @@ void Verifier::op(const Operation &Op) {
              !Op.Operands[0]->Type.sameDims(Op.Result->Type))
       fail(Op, "must keep its operand's dims");
     break;
-  default:
+  case OpKind::Slice:
+  case OpKind::AllGather:
+  case OpKind::ReduceScatter:
+  case OpKind::AllReduce:
+  case OpKind::AllToAll:
     collective(Op);
     break;
+  case OpKind::Repeat:
+    llvm_unreachable("handled above");
   }
 }
 
@@ -188,6 +197,9 @@ void Verifier::collective(const Operation &Op) {
   if (Op.Kind == OpKind::AllToAll &&
       (Op.DstDim < 0 || unsigned(Op.DstDim) >= In.Dims.size()))
     return fail(Op, "names no valid target dim");
+  // Collectives move data; only a view converts the element type.
+  if (In.Elt != Op.Result->Type.Elt)
+    return fail(Op, "changes the dtype");
   if (!(expectedAfter(Op) == Op.Result->Type))
     fail(Op, "result type " + Op.Result->Type.str(Mesh) +
                  " does not follow from the operand " + In.str(Mesh));

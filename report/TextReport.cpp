@@ -115,8 +115,16 @@ void shardc::printTextReport(const Module &M, const llvm::SourceMgr &SM,
         fmt::runtime(Fmt), S.Name, S.Line, S.Repeat, S.KindName,
         formatAmount(C.Flops, "FLOP"), formatAmount(C.HbmBytes, "B"),
         formatTime(C.TMath), formatTime(C.THbm),
-        Cs.empty() ? "-" : llvm::join(Cs, "; "), formatTime(C.TComms),
-        formatTime(C.Time), boundName(C.Bounded).str());
+        Cs.empty() ? "-" : Cs.front() + (Cs.size() > 1 ? ";" : ""),
+        formatTime(C.TComms), formatTime(C.Time), boundName(C.Bounded).str());
+    // Further collectives go on lines of their own, under the first, so
+    // the columns stay aligned.
+    for (size_t K = 1; K < Cs.size(); ++K) {
+      std::string Line =
+          fmt::format(fmt::runtime(Fmt), "", "", "", "", "", "", "", "",
+                      Cs[K] + (K + 1 < Cs.size() ? ";" : ""), "", "", "");
+      OS << llvm::StringRef(Line).rtrim() << "\n";
+    }
   }
   bool Any = false;
   for (const Statement &S : M.Statements) {
