@@ -51,9 +51,9 @@ enum class ColorMode { Auto, Always, Never };
 
 cl::OptionCategory ShardcCategory("shardc options");
 
-cl::opt<std::string> InputFile(cl::Positional, cl::Required,
-                               cl::desc("<FILE or - for stdin>"),
-                               cl::cat(ShardcCategory));
+cl::list<std::string> InputFiles(cl::Positional, cl::OneOrMore,
+                                 cl::desc("<FILE... or - for stdin>"),
+                                 cl::cat(ShardcCategory));
 cl::list<std::string> IncludeDirs("I", cl::Prefix,
                                   cl::desc("Search DIR for imports"),
                                   cl::value_desc("DIR"),
@@ -310,18 +310,14 @@ splitInput(const llvm::MemoryBuffer &Buffer) {
 }
 
 /// The whole compile: read, split, compile each chunk, write the output.
-int runDriver(const DriverOptions &O) {
-  auto BufferOrErr = llvm::MemoryBuffer::getFileOrSTDIN(InputFile);
+/// Compiles one input file (each chunk of it, with --split-input-file) and
+/// writes what it prints to \p OS. Returns the worst exit code.
+int runFile(const std::string &Path, const DriverOptions &O,
+            llvm::raw_ostream &OS) {
+  auto BufferOrErr = llvm::MemoryBuffer::getFileOrSTDIN(Path);
   if (!BufferOrErr) {
-    driverError() << "cannot read '" << InputFile
+    driverError() << "cannot read '" << Path
                   << "': " << BufferOrErr.getError().message() << "\n";
-    return ExitUsage;
-  }
-  std::error_code EC;
-  llvm::ToolOutputFile Out(OutputFile, EC, llvm::sys::fs::OF_None);
-  if (EC) {
-    driverError() << "cannot write '" << OutputFile << "': " << EC.message()
-                  << "\n";
     return ExitUsage;
   }
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Chunks;
@@ -329,13 +325,55 @@ int runDriver(const DriverOptions &O) {
     Chunks = splitInput(**BufferOrErr);
   else
     Chunks.push_back(std::move(*BufferOrErr));
-
   int Worst = ExitSuccess;
   for (size_t I = 0; I < Chunks.size(); ++I) {
     if (I != 0)
-      Out.os() << "// -----\n";
-    Worst = std::max(Worst, compileBuffer(std::move(Chunks[I]), O, Out.os()));
+      OS << "// -----\n";
+    Worst = std::max(Worst, compileBuffer(std::move(Chunks[I]), O, OS));
   }
+  return Worst;
+}
+
+/// Writes the outputs of several input files: each text output under a
+/// `==> FILE <==` heading, JSON documents as one JSON array.
+void writeOutputs(const std::vector<std::string> &Outputs,
+                  const DriverOptions &O, llvm::raw_ostream &OS) {
+  if (Outputs.size() == 1) {
+    OS << Outputs.front();
+    return;
+  }
+  bool Json = O.Format == OutputFormat::JSON && O.Emit == EmitKind::Report;
+  bool First = true;
+  OS << (Json ? "[\n" : "");
+  for (size_t I = 0; I < Outputs.size(); ++I) {
+    if (Json && Outputs[I].empty())
+      continue; // a file with errors prints no document
+    if (Json)
+      OS << (First ? "" : ",\n") << llvm::StringRef(Outputs[I]).rtrim();
+    else
+      OS << (First ? "" : "\n") << "==> " << InputFiles[I] << " <==\n"
+         << Outputs[I];
+    First = false;
+  }
+  OS << (Json ? "\n]\n" : "");
+}
+
+/// The whole run: compile every input file, write the outputs.
+int runDriver(const DriverOptions &O) {
+  std::error_code EC;
+  llvm::ToolOutputFile Out(OutputFile, EC, llvm::sys::fs::OF_None);
+  if (EC) {
+    driverError() << "cannot write '" << OutputFile << "': " << EC.message()
+                  << "\n";
+    return ExitUsage;
+  }
+  int Worst = ExitSuccess;
+  std::vector<std::string> Outputs;
+  for (const std::string &Path : InputFiles) {
+    llvm::raw_string_ostream OS(Outputs.emplace_back());
+    Worst = std::max(Worst, runFile(Path, O, OS));
+  }
+  writeOutputs(Outputs, O, Out.os());
   Out.os().flush();
   if (Out.os().has_error()) {
     driverError() << "cannot write '" << OutputFile
@@ -343,8 +381,8 @@ int runDriver(const DriverOptions &O) {
     Out.os().clear_error();
     return ExitUsage;
   }
-  // Keep the output even after input errors: it holds the chunks that
-  // compiled, and an -o file that vanishes on error surprises scripts.
+  // Keep the output even after input errors: it holds what compiled, and an
+  // -o file that vanishes on error surprises scripts.
   Out.keep();
   return Worst;
 }

@@ -11,9 +11,18 @@ import jsonschema
 with open(sys.argv[1]) as f:
     schema = json.load(f)
 doc = json.load(sys.stdin)
-try:
-    jsonschema.validate(doc, schema)
-except jsonschema.ValidationError as e:
-    print("invalid:", e.message, "at", list(e.absolute_path))
+# `--array`: the output of several input files, a JSON array of documents.
+docs = doc if "--array" in sys.argv[2:] else [doc]
+if not isinstance(docs, list):
+    print("invalid: expected an array of documents")
     sys.exit(1)
-print("valid: %d ops, %d tensors" % (len(doc["ops"]), len(doc["tensors"])))
+for d in docs:
+    try:
+        jsonschema.validate(d, schema)
+    except jsonschema.ValidationError as e:
+        print("invalid:", e.message, "at", list(e.absolute_path))
+        sys.exit(1)
+if "--array" in sys.argv[2:]:
+    print("valid: %d documents" % len(docs))
+else:
+    print("valid: %d ops, %d tensors" % (len(doc["ops"]), len(doc["tensors"])))
