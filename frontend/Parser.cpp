@@ -211,7 +211,8 @@ std::string reword(std::string Msg) {
   if (llvm::StringRef(Msg).startswith("missing ")) {
     size_t At = Msg.rfind(" at ");
     if (At != std::string::npos)
-      Msg = "expected " + Msg.substr(8, At - 8) + " before " + Msg.substr(At + 4);
+      Msg =
+          "expected " + Msg.substr(8, At - 8) + " before " + Msg.substr(At + 4);
   }
   return Msg;
 }

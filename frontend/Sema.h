@@ -100,6 +100,8 @@ private:
   bool resolveIndex(const IndexAST &I, TensorDim &Out);
   bool splitAxes(const Ident &Id, llvm::StringRef Sub,
                  llvm::SmallVectorImpl<unsigned> &Axes);
+  bool resolveBracedAxes(llvm::ArrayRef<Ident> Names,
+                         llvm::SmallVectorImpl<unsigned> &Axes);
   bool resolveUnreduced(const IndexAST &I,
                         llvm::SmallVectorImpl<unsigned> &Axes);
   bool checkAxes(llvm::ArrayRef<std::pair<unsigned, llvm::SMRange>> Uses);

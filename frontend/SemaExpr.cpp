@@ -71,7 +71,11 @@ std::optional<Quantity> Sema::evalDividedNumber(const Expr &E) {
                           E.UnitRange.Start.getPointer() + E.Unit.size())};
   Amount.Range = {E.Range.Start, Amount.UnitRange.End};
   std::optional<Quantity> L = evalNumber(Amount);
-  std::optional<Quantity> R = eval(Expr{ExprKind::Name, E.PerRange, E.Per});
+  Expr Divisor;
+  Divisor.Kind = ExprKind::Name;
+  Divisor.Range = E.PerRange;
+  Divisor.Text = E.Per;
+  std::optional<Quantity> R = eval(Divisor);
   if (!L || !R)
     return std::nullopt;
   return combine(E.Range, '/', *L, *R, E.PerRange);

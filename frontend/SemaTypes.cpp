@@ -83,6 +83,21 @@ static llvm::StringRef intendedDim(llvm::StringRef Name, const MeshSpec &M) {
   return Found.empty() ? Name : Name.take_front(P);
 }
 
+/// The axes of a braced subscript `{a,b}`, each of which must exist.
+bool Sema::resolveBracedAxes(llvm::ArrayRef<Ident> Names,
+                             llvm::SmallVectorImpl<unsigned> &Axes) {
+  for (const Ident &A : Names) {
+    std::optional<unsigned> Idx = Mesh->axisIndex(A.Name);
+    if (!Idx) {
+      Diags.report(A.Range, diag::UnknownAxis, Mesh->Name, A.Name,
+                   axisNames(*Mesh));
+      return false;
+    }
+    Axes.push_back(*Idx);
+  }
+  return true;
+}
+
 /// Finds the dim an index names: the whole name, or the longest declared dim
 /// `D` such that the name is `D_<subscript>` (so `d_model_X` works).
 bool Sema::resolveIndex(const IndexAST &I, TensorDim &Out) {
@@ -122,36 +137,16 @@ bool Sema::resolveIndex(const IndexAST &I, TensorDim &Out) {
     return false;
   Out.Name = DimName.str();
   Out.Size = S->Value.Int;
-  if (I.Braced) {
-    for (const Ident &A : I.BracedAxes) {
-      std::optional<unsigned> Idx = Mesh->axisIndex(A.Name);
-      if (!Idx) {
-        Diags.report(A.Range, diag::UnknownAxis, Mesh->Name, A.Name,
-                     axisNames(*Mesh));
-        return false;
-      }
-      Out.Axes.push_back(*Idx);
-    }
-    return true;
-  }
+  if (I.Braced)
+    return resolveBracedAxes(I.BracedAxes, Out.Axes);
   return Sub.empty() || splitAxes(I.Id, Sub, Out.Axes);
 }
 
 bool Sema::resolveUnreduced(const IndexAST &I,
                             llvm::SmallVectorImpl<unsigned> &Axes) {
   llvm::StringRef Name = I.Id.Name;
-  if (I.Braced && Name == "U_") {
-    for (const Ident &A : I.BracedAxes) {
-      std::optional<unsigned> Idx = Mesh->axisIndex(A.Name);
-      if (!Idx) {
-        Diags.report(A.Range, diag::UnknownAxis, Mesh->Name, A.Name,
-                     axisNames(*Mesh));
-        return false;
-      }
-      Axes.push_back(*Idx);
-    }
-    return true;
-  }
+  if (I.Braced && Name == "U_")
+    return resolveBracedAxes(I.BracedAxes, Axes);
   if (I.Braced || !Name.startswith("U_") || Name.size() == 2) {
     Diags.report(I.Range, diag::BadUnreducedEntry, Name.str());
     return false;
