@@ -12,6 +12,8 @@
 #include "frontend/AST.h"
 #include "frontend/Parser.h"
 #include "ir/IR.h"
+#include "llvm/Support/ErrorOr.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include <deque>
 #include <memory>
 #include <string>
@@ -47,6 +49,13 @@ bool loadProgram(unsigned MainBuffer, DiagnosticEngine &Diags,
 /// Checks the loaded program and lowers it to IR (P.IR). Returns false after
 /// reporting errors.
 bool checkProgram(DiagnosticEngine &Diags, Program &P);
+
+/// Reads a source file (`-` is stdin). A regular file is mapped whatever its
+/// size (the parser refuses it past ParseLimits::MaxFileBytes, at its first
+/// byte); a pipe or a device is read only up to \p MaxBytes, so /dev/zero or
+/// an endless pipe is "File too large" instead of exhausting memory.
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
+readSourceFile(llvm::StringRef Path, uint64_t MaxBytes);
 
 } // namespace shardc
 

@@ -106,7 +106,7 @@ bool Loader::importAll(const FileAST &F, llvm::StringRef Dir) {
       Ok = false;
       continue;
     }
-    auto Buf = llvm::MemoryBuffer::getFile(*Path, /*IsText=*/true);
+    auto Buf = readSourceFile(*Path, Opts.Limits.MaxFileBytes);
     if (!Buf) {
       Diags.report(I->PathRange, diag::ImportUnreadable, I->Path,
                    Buf.getError().message());
@@ -137,6 +137,49 @@ bool Loader::load(unsigned Buffer, const std::string &Key) {
 }
 
 } // namespace
+
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
+shardc::readSourceFile(llvm::StringRef Path, uint64_t MaxBytes) {
+  llvm::sys::fs::file_status Status;
+  if (Path != "-") {
+    if (std::error_code EC = llvm::sys::fs::status(Path, Status))
+      return EC;
+    if (Status.type() != llvm::sys::fs::file_type::character_file &&
+        Status.type() != llvm::sys::fs::file_type::fifo_file)
+      return llvm::MemoryBuffer::getFile(Path, /*IsText=*/true);
+  }
+  llvm::sys::fs::file_t File = llvm::sys::fs::getStdinHandle();
+  if (Path != "-") {
+    llvm::Expected<llvm::sys::fs::file_t> Opened =
+        llvm::sys::fs::openNativeFileForRead(Path);
+    if (!Opened)
+      return llvm::errorToErrorCode(Opened.takeError());
+    File = *Opened;
+  }
+  std::string Data;
+  std::error_code EC;
+  char Chunk[1 << 16];
+  while (true) {
+    llvm::Expected<size_t> N = llvm::sys::fs::readNativeFile(File, Chunk);
+    if (!N) {
+      EC = llvm::errorToErrorCode(N.takeError());
+      break;
+    }
+    if (*N == 0)
+      break;
+    Data.append(Chunk, *N);
+    if (Data.size() > MaxBytes) {
+      EC = std::make_error_code(std::errc::file_too_large);
+      break;
+    }
+  }
+  if (Path != "-")
+    llvm::sys::fs::closeFile(File);
+  if (EC)
+    return EC;
+  return llvm::MemoryBuffer::getMemBufferCopy(Data,
+                                              Path == "-" ? "<stdin>" : Path);
+}
 
 bool shardc::loadProgram(unsigned MainBuffer, DiagnosticEngine &Diags,
                          const CompileOptions &Opts, Program &P) {

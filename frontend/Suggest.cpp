@@ -3,13 +3,24 @@
 
 using namespace shardc;
 
+/// Names longer than this get no suggestion: nobody mistypes them, and the
+/// edit distance is O(n x m), so two 1 MB names took minutes
+/// (tests/lit/hostile/long-names.test).
+constexpr size_t MaxSuggestedLength = 128;
+
 std::optional<std::string>
 shardc::closestName(llvm::StringRef Name,
                     llvm::ArrayRef<std::string> Candidates) {
+  if (Name.size() > MaxSuggestedLength)
+    return std::nullopt;
   // A suggestion must be closer than a third of the name, or it is noise.
   unsigned Best = std::max<unsigned>(1, (Name.size() + 2) / 3) + 1;
   std::optional<std::string> Result;
   for (const std::string &C : Candidates) {
+    // The lengths alone put it further than the best so far.
+    if (std::max(C.size(), Name.size()) - std::min(C.size(), Name.size()) >
+        Best)
+      continue;
     // A case-only difference (`h100` for `H100`, `TFLOPs` for `TFLOPS`) is
     // the likeliest typo: it beats every other candidate.
     if (Name.equals_insensitive(C) && Name != C)

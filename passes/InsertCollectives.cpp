@@ -85,6 +85,10 @@ private:
   Value *emit(Value *In, const ReshardSteps &Steps, const Operation &Origin,
               Value *Final, std::vector<std::unique_ptr<Operation>> &Out);
   std::string describe(const Plan &P, const Operation &Op) const;
+  /// Without padding every intermediate type must divide evenly.
+  const MeshSpec *evenOn() const {
+    return M->Config.AllowPadding ? nullptr : M->Mesh;
+  }
 
   Module *M = nullptr;
   PassContext *Ctx = nullptr;
@@ -247,9 +251,9 @@ std::optional<Plan> InsertCollectives::makePlan(const Operation &Op,
   llvm::sort(P.Natural.Unreduced);
   if (!axesDistinct(P.Natural))
     return std::nullopt;
-  auto LS = planReshard(Op.Operands[0]->Type, P.L);
-  auto RS = planReshard(Op.Operands[1]->Type, P.R);
-  auto OS = planReshard(P.Natural, Out);
+  auto LS = planReshard(Op.Operands[0]->Type, P.L, evenOn());
+  auto RS = planReshard(Op.Operands[1]->Type, P.R, evenOn());
+  auto OS = planReshard(P.Natural, Out, evenOn());
   if (!LS || !RS || !OS)
     return std::nullopt;
   P.LSteps = *LS;
@@ -364,7 +368,8 @@ bool InsertCollectives::elementwise(
     std::vector<std::unique_ptr<Operation>> &Out) {
   ShardType Natural = Op->Operands[0]->Type;
   Natural.Elt = Op->Result->Type.Elt;
-  std::optional<ReshardSteps> Steps = planReshard(Natural, Op->Result->Type);
+  std::optional<ReshardSteps> Steps =
+      planReshard(Natural, Op->Result->Type, evenOn());
   if (!Steps) {
     Ctx->Diags.report(Op->Loc, diag::NoReshardPlan, Natural.str(*M->Mesh),
                       Op->Result->Type.str(*M->Mesh));
@@ -382,7 +387,7 @@ bool InsertCollectives::elementwise(
 bool InsertCollectives::reshard(Operation &Op,
                                 std::vector<std::unique_ptr<Operation>> &Out) {
   std::optional<ReshardSteps> Steps =
-      planReshard(Op.Operands[0]->Type, Op.Result->Type);
+      planReshard(Op.Operands[0]->Type, Op.Result->Type, evenOn());
   if (!Steps) {
     Ctx->Diags.report(Op.Loc, diag::NoReshardPlan,
                       Op.Operands[0]->Type.str(*M->Mesh),

@@ -50,10 +50,23 @@ unsigned targetRank(const ShardType &To, int Dim, unsigned A) {
   return std::find(Axes.begin(), Axes.end(), A) - Axes.begin();
 }
 
+/// True when every dim of \p T divides by the product of its axes.
+bool isEven(const ShardType &T, const MeshSpec &M) {
+  for (const TensorDim &D : T.Dims) {
+    int64_t Shards = 1;
+    for (unsigned A : D.Axes)
+      Shards *= M.Axes[A].Size;
+    if (D.Size % Shards != 0)
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
-                                                const ShardType &To) {
+                                                const ShardType &To,
+                                                const MeshSpec *EvenOn) {
   // 1. Classify every axis by the table.
   std::map<std::tuple<unsigned, int, int>, llvm::SmallVector<unsigned, 2>>
       Groups; // (order, dim, dst) -> axes
@@ -93,18 +106,40 @@ std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
   static const OpKind Kinds[] = {OpKind::Slice, OpKind::ReduceScatter,
                                  OpKind::AllReduce, OpKind::AllToAll,
                                  OpKind::AllGather};
-  ReshardSteps Steps;
-  ShardType Cur = From;
-  Cur.Elt = To.Elt;
+  std::vector<ReshardStep> Pending;
   for (auto &[Key, Axes] : Groups) {
     auto [Order, Dim, DstDim] = Key;
     int Into = Kinds[Order] == OpKind::AllToAll ? DstDim : Dim;
     llvm::sort(Axes, [&](unsigned X, unsigned Y) {
       return targetRank(To, Into, X) < targetRank(To, Into, Y);
     });
-    ShardType Next = apply(Cur, Kinds[Order], Axes, Dim, DstDim);
-    Steps.push_back({Kinds[Order], Axes, Dim, DstDim, Cur, Next});
-    Cur = std::move(Next);
+    Pending.push_back({Kinds[Order], Axes, Dim, DstDim, {}, {}});
+  }
+  // Each step in that order, except that with \p EvenOn a step whose result
+  // would not divide evenly waits for one that keeps it even: slicing
+  // N_{Z,W} by Y before gathering Z and W can leave N_{Z,W,Y} uneven, and
+  // the costs would count padding nobody asked for. When no step keeps it
+  // even the preferred order stands.
+  ReshardSteps Steps;
+  ShardType Cur = From;
+  Cur.Elt = To.Elt;
+  while (!Pending.empty()) {
+    auto Try = [&](size_t I) {
+      const ReshardStep &S = Pending[I];
+      return apply(Cur, S.Kind, S.Axes, S.Dim, S.DstDim);
+    };
+    size_t Pick = 0;
+    for (size_t I = 0; EvenOn && I < Pending.size(); ++I)
+      if (isEven(Try(I), *EvenOn)) {
+        Pick = I;
+        break;
+      }
+    ReshardStep S = Pending[Pick];
+    S.Before = Cur;
+    S.After = Try(Pick);
+    Pending.erase(Pending.begin() + Pick);
+    Cur = S.After;
+    Steps.push_back(std::move(S));
   }
   // 3. Axis order inside a dim: one AllToAll over the out-of-place suffix.
   for (unsigned D = 0; D < Cur.Dims.size(); ++D) {
@@ -118,6 +153,16 @@ std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
     ShardType Next = apply(Cur, OpKind::AllToAll, Axes, D, D);
     Steps.push_back({OpKind::AllToAll, Axes, int(D), int(D), Cur, Next});
     Cur = std::move(Next);
+  }
+  // 4. A typed reshard (`y: fp32[..] = x[..]`) converts first, so the
+  //    collectives above move the target dtype: a view over no axes changes
+  //    the element type before them, and every step's operand is the type
+  //    its Before says.
+  if (!Steps.empty() && From.Elt != To.Elt) {
+    ShardType Converted = From;
+    Converted.Elt = To.Elt;
+    Steps.insert(Steps.begin(),
+                 ReshardStep{OpKind::Slice, {}, -1, -1, From, Converted});
   }
   return Steps;
 }

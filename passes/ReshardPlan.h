@@ -26,8 +26,11 @@ using ReshardSteps = llvm::SmallVector<ReshardStep, 2>;
 
 /// The steps turning \p From into \p To (same dims), or nullopt when no
 /// sequence can (the target is unreduced over an axis the source is not).
+/// With \p EvenOn (the mesh, when padding is not allowed) the steps are
+/// ordered so that every intermediate type divides evenly on it.
 std::optional<ReshardSteps> planReshard(const ShardType &From,
-                                        const ShardType &To);
+                                        const ShardType &To,
+                                        const MeshSpec *EvenOn = nullptr);
 
 /// The summed time of the collectives among \p Steps.
 double stepsTime(llvm::ArrayRef<ReshardStep> Steps, const MeshSpec &M,

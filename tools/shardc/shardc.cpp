@@ -314,7 +314,7 @@ splitInput(const llvm::MemoryBuffer &Buffer) {
 /// writes what it prints to \p OS. Returns the worst exit code.
 int runFile(const std::string &Path, const DriverOptions &O,
             llvm::raw_ostream &OS) {
-  auto BufferOrErr = llvm::MemoryBuffer::getFileOrSTDIN(Path);
+  auto BufferOrErr = readSourceFile(Path, O.Compile.Limits.MaxFileBytes);
   if (!BufferOrErr) {
     driverError() << "cannot read '" << Path
                   << "': " << BufferOrErr.getError().message() << "\n";
