@@ -1,0 +1,150 @@
+//===- CompileInProcess.cpp - The whole compile on a string ---------------===//
+//
+// The driver's compileAndEmit for one in-memory buffer:
+//  1. name the buffer inside the stdlib folder and load it with its imports;
+//  2. check it and verify the IR it lowers to;
+//  3. run the pipeline with the verifier after every pass; a failure with
+//     no new error is a broken invariant, not a user error;
+//  4. check every cost is a finite non-negative number and MFU is at most 1;
+//  5. render the text and JSON reports.
+//
+//===----------------------------------------------------------------------===//
+#include "tests/support/CompileInProcess.h"
+#include "passes/Pass.h"
+#include "report/Report.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cmath>
+#include <fmt/format.h>
+
+using namespace shardc;
+using namespace shardc::testgen;
+
+namespace {
+
+/// Collects the first bad number it is shown.
+struct CostChecker {
+  std::string Bad;
+  void check(double V, const std::string &What) {
+    if (Bad.empty() && !(std::isfinite(V) && V >= 0))
+      Bad = fmt::format("{} is {}", What, V);
+  }
+  void op(const OpCost &C, const std::string &Where) {
+    check(C.Flops, Where + " FLOPs");
+    check(C.HbmBytes, Where + " HBM bytes");
+    check(C.TMath, Where + " T_math");
+    check(C.THbm, Where + " T_hbm");
+    check(C.TComms, Where + " T_comms");
+    check(C.Time, Where + " time");
+  }
+  void collective(const CollectiveCost &C, const std::string &Where) {
+    check(C.GroupBytes, Where + " V");
+    check(C.Time, Where + " time");
+    check(C.LatencyTime, Where + " latency");
+    for (const LevelCost &L : C.Levels) {
+      check(L.Bytes, Where + " level bytes");
+      check(L.Time, Where + " level time");
+    }
+  }
+};
+
+} // namespace
+
+std::string shardc::testgen::checkCostsSane(const Module &M) {
+  CostChecker C;
+  walk(M.Body, [&](const Operation &Op) {
+    std::string Where = fmt::format("op '{}'", opMnemonic(Op.Kind).str());
+    if (Op.Cost)
+      C.op(*Op.Cost, Where);
+    if (Op.CommCost)
+      C.collective(*Op.CommCost, Where);
+  });
+  for (const Statement &S : M.Statements) {
+    if (S.Cost)
+      C.op(*S.Cost, "statement '" + S.Name + "'");
+    if (S.RejectedTime)
+      C.check(*S.RejectedTime, "statement '" + S.Name + "' rejected time");
+  }
+  if (M.Totals) {
+    const ProgramCost &T = *M.Totals;
+    C.check(T.Time, "total time");
+    C.check(T.TMath, "total T_math");
+    C.check(T.THbm, "total T_hbm");
+    C.check(T.TComms, "total T_comms");
+    C.check(T.Flops, "total FLOPs");
+    C.check(T.Mfu, "MFU");
+    for (double B : T.LevelBytes)
+      C.check(B, "level bytes");
+    // Useful FLOPs can never take less than the whole mesh at peak.
+    if (C.Bad.empty() && T.Mfu > 1 + 1e-9)
+      C.Bad = fmt::format("MFU is {} > 1", T.Mfu);
+  }
+  return C.Bad;
+}
+
+bool shardc::testgen::importsStayInFolder(llvm::StringRef Source) {
+  for (size_t I = Source.find('"'); I != llvm::StringRef::npos;) {
+    size_t End = Source.find_first_of("\"\r\n", I + 1);
+    llvm::StringRef Lit = Source.slice(I + 1, End);
+    if (Lit.contains('/') || Lit.contains('\\') || Lit.contains(".."))
+      return false;
+    if (End == llvm::StringRef::npos)
+      break;
+    I = Source[End] == '"' ? Source.find('"', End + 1) : Source.find('"', End);
+  }
+  return true;
+}
+
+std::unique_ptr<InProcessResult>
+shardc::testgen::compileInProcess(llvm::StringRef Source,
+                                  const InProcessOptions &O) {
+  auto R = std::make_unique<InProcessResult>();
+  llvm::SmallString<256> Name(O.StdlibDir);
+  llvm::sys::path::append(Name, "input.shard");
+  unsigned Id = R->SM.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(Source, Name), llvm::SMLoc());
+  DiagnosticEngine Diags(R->SM);
+  Diags.setErrorLimit(O.ErrorLimit);
+  Diags.setHandler([&](const Diagnostic &D) {
+    auto LC = D.Range.Start.isValid() ? R->SM.getLineAndColumn(D.Range.Start)
+                                      : std::pair<unsigned, unsigned>(0, 0);
+    R->Diagnostics.push_back(
+        fmt::format("{}:{}: {}", LC.first, LC.second, D.Message));
+  });
+  CompileOptions Opts;
+  Opts.StdlibDir = O.StdlibDir;
+  auto Finish = [&] {
+    R->Errors = Diags.errorCount();
+    return std::move(R);
+  };
+  if (!loadProgram(Id, Diags, Opts, R->P) || !checkProgram(Diags, R->P) ||
+      !R->P.IR)
+    return Finish();
+  Module &M = *R->P.IR;
+  if (std::string Broken = verifyModule(M); !Broken.empty()) {
+    R->InternalError = "invalid IR after checking: " + Broken;
+    return Finish();
+  }
+  PipelineOptions P;
+  P.VerifyEach = true;
+  std::string Printed; // the verifier's message goes to errs(); keep ours
+  llvm::raw_string_ostream Null(Printed);
+  if (!runPipeline(M, Diags, R->SM, P, Null)) {
+    if (!Diags.hasErrors())
+      R->InternalError = "IR verification failed in the pipeline";
+    return Finish();
+  }
+  if (std::string Bad = checkCostsSane(M); !Bad.empty()) {
+    R->InternalError = "bad cost: " + Bad;
+    return Finish();
+  }
+  R->Compiled = !Diags.hasErrors();
+  if (O.Reports && R->Compiled) {
+    llvm::raw_string_ostream Text(R->Text), Json(R->Json);
+    printTextReport(M, R->SM, Text);
+    printJsonReport(M, R->SM, Json);
+  }
+  return Finish();
+}
