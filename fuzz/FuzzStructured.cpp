@@ -1,0 +1,31 @@
+//===- FuzzStructured.cpp - Generated programs through the compile --------===//
+//
+// shardc-fuzz-structured: the input bytes are the choices of
+// tests/support/ProgramGenerator (through FuzzedChooser), so nearly every
+// input is a program that parses and checks, and the fuzzer spends its time
+// in insert-collectives, placement and the cost model. The oracle is the
+// same as shardc-fuzz-pipeline's: no crash, no broken invariant, no bad cost.
+//
+//===----------------------------------------------------------------------===//
+#include "shardc/Config.h"
+#include "tests/support/CompileInProcess.h"
+#include "tests/support/FuzzedChooser.h"
+#include <cstdio>
+#include <cstdlib>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  FuzzedDataProvider Bytes(Data, Size);
+  shardc::testgen::FuzzedChooser Choices(Bytes);
+  shardc::testgen::GeneratorOptions G;
+  G.WrongPercent = 2;
+  std::string Program = shardc::testgen::generateProgram(Choices, G);
+  shardc::testgen::InProcessOptions O;
+  O.StdlibDir = SHARDC_STDLIB_DIR;
+  auto R = shardc::testgen::compileInProcess(Program, O);
+  if (!R->InternalError.empty()) {
+    std::fprintf(stderr, "shardc internal error: %s\nprogram:\n%s\n",
+                 R->InternalError.c_str(), Program.c_str());
+    std::abort();
+  }
+  return 0;
+}
