@@ -211,8 +211,10 @@ void Sema::cluster(const ClusterDecl &D) {
     Ok = false;
   }
   int64_t Chips = 1;
+  // Every level is checked even after an error elsewhere in the cluster:
+  // each level's mistakes are its own, so none hides another's.
   for (const LevelAST &L : D.Levels) {
-    if (!Ok || Diags.shouldStop())
+    if (Diags.shouldStop())
       break;
     Ok &= level(L, C.Levels.emplace_back());
     if (Ok && __builtin_mul_overflow(Chips, C.Levels.back().Size, &Chips)) {
