@@ -14,6 +14,7 @@
 #include "frontend/Diagnostic.h"
 #include "frontend/Units.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include <deque>
 
 namespace shardc {
@@ -127,6 +128,8 @@ private:
   std::vector<llvm::StringMap<Symbol>> Scopes{1};
   /// Where each mesh was declared, for "several meshes" messages.
   std::vector<std::string> MeshNames;
+  /// Dims whose declaration failed because the name was taken.
+  llvm::StringSet<> RejectedDims;
   const Expr *ConfigMesh = nullptr;
   ModuleConfig Config;
   const MeshSpec *Mesh = nullptr;

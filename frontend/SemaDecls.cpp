@@ -287,7 +287,9 @@ void Sema::dims(const DimDecl &D) {
     std::optional<int64_t> N = evalWhole(*B.Value, "dim size", 1);
     Symbol S{SymKind::Dim, B.Name.Range, !N};
     S.Value = Quantity::ofInt(N.value_or(1));
-    declare(B.Name, S);
+    // A dim whose name was taken is reported once; its uses stay quiet.
+    if (!declare(B.Name, S))
+      RejectedDims.insert(B.Name.Name);
   }
 }
 

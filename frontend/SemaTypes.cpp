@@ -127,6 +127,8 @@ bool Sema::resolveIndex(const IndexAST &I, TensorDim &Out) {
   if (!S || S->Kind != SymKind::Dim) {
     std::string Wanted =
         (DimName.empty() ? intendedDim(Name, *Mesh) : DimName).str();
+    if (RejectedDims.count(Wanted))
+      return false; // its redeclaration was the error
     if (auto Best = closestName(Wanted, namesOf({SymKind::Dim})))
       Diags.report(I.Id.Range, diag::UndeclaredDimSuggest, Wanted, *Best);
     else
