@@ -231,16 +231,16 @@ void Sema::mesh(const MeshDecl &D) {
   MeshSpec &M = P.Meshes.emplace_back();
   M.Name = D.Name.Name;
   const Symbol *C = lookup(D.Cluster.Name);
-  bool Ok = true;
+  // The axes are checked whatever the cluster's state; only the fit against
+  // the cluster needs a good one.
+  bool ClusterOk = false, Ok = true;
   if (!C) {
     reportUndefined(D.Cluster, "cluster", {SymKind::Cluster});
-    Ok = false;
   } else if (C->Kind != SymKind::Cluster) {
     Diags.report(D.Cluster.Range, diag::WrongKindOfName, D.Cluster.Name,
                  symKindName(C->Kind), "cluster");
-    Ok = false;
   } else {
-    Ok = !C->Poisoned;
+    ClusterOk = !C->Poisoned;
     M.Cluster = C->Cluster;
   }
   if (D.Axes.size() > MaxMeshAxes) {
@@ -271,12 +271,12 @@ void Sema::mesh(const MeshDecl &D) {
                  std::to_string(Chips), MaxMeshChips);
     Ok = false;
   }
-  if (Ok && Chips > M.Cluster->numChips()) {
+  if (Ok && ClusterOk && Chips > M.Cluster->numChips()) {
     Diags.report(D.Range, diag::MeshTooLarge, M.Name, Chips, M.Cluster->Name,
                  M.Cluster->numChips());
     Ok = false;
   }
-  Symbol S{SymKind::Mesh, D.Name.Range, !Ok};
+  Symbol S{SymKind::Mesh, D.Name.Range, !(Ok && ClusterOk)};
   S.Mesh = &M;
   if (declare(D.Name, S))
     MeshNames.push_back(M.Name);
