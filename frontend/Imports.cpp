@@ -106,6 +106,14 @@ bool Loader::importAll(const FileAST &F, llvm::StringRef Dir) {
       Ok = false;
       continue;
     }
+    // A FIFO would block until something writes to it, and a device never
+    // ends: an import must be a regular file.
+    if (!llvm::sys::fs::is_regular_file(*Path)) {
+      Diags.report(I->PathRange, diag::ImportUnreadable, I->Path,
+                   "it is not a regular file");
+      Ok = false;
+      continue;
+    }
     auto Buf = readSourceFile(*Path, Opts.Limits.MaxFileBytes);
     if (!Buf) {
       Diags.report(I->PathRange, diag::ImportUnreadable, I->Path,
