@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Compiler.h"
-#include "frontend/Diagnostic.h"
+#include "diag/Diagnostic.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Parser.h"
 #include "ShardLexer.h"
-#include "frontend/Diagnostic.h"
+#include "diag/Diagnostic.h"
 #include "frontend/ParserSupport.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"

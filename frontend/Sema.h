@@ -10,8 +10,9 @@
 #ifndef SHARDC_FRONTEND_SEMA_H
 #define SHARDC_FRONTEND_SEMA_H
 
+#include "diag/Diagnostic.h"
+#include "diag/Suggest.h"
 #include "frontend/Compiler.h"
-#include "frontend/Diagnostic.h"
 #include "frontend/Units.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -138,11 +139,6 @@ private:
   std::vector<Block *> Blocks;
   int64_t RepeatProduct = 1;
 };
-
-/// The candidate closest to \p Name by edit distance, if close enough to be
-/// a plausible typo.
-std::optional<std::string> closestName(llvm::StringRef Name,
-                                       llvm::ArrayRef<std::string> Candidates);
 
 } // namespace shardc
 

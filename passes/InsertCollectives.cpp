@@ -18,7 +18,7 @@
 //     plan are recorded as a remark and on the statement.
 //
 //===----------------------------------------------------------------------===//
-#include "frontend/Diagnostic.h"
+#include "diag/Diagnostic.h"
 #include "ir/Format.h"
 #include "passes/CostModel.h"
 #include "passes/Pass.h"

@@ -1,5 +1,5 @@
 //===- PassManager.cpp - The pipeline -------------------------------------===//
-#include "frontend/Diagnostic.h"
+#include "diag/Diagnostic.h"
 #include "passes/Pass.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"

@@ -12,7 +12,7 @@
 #define SHARDC_TESTS_SUPPORT_COMPILEINPROCESS_H
 
 #include "frontend/Compiler.h"
-#include "frontend/Diagnostic.h"
+#include "diag/Diagnostic.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
 #include <memory>

@@ -1,6 +1,6 @@
 //===- DiagnosticCoverageTest.cpp - Every diagnostic kind has a lit test --===//
 //
-// Fails when a kind in frontend/Diagnostics.def has no negative lit test. A
+// Fails when a kind in diag/Diagnostics.def has no negative lit test. A
 // test names the kinds it covers on a comment line `// DIAG: A, B` (or
 // `# DIAG: A` in a .test file); every file under tests/lit is scanned. The
 // kinds no input can reach are listed below with the reason, and must stay
@@ -8,7 +8,7 @@
 // Carbon's toolchain/diagnostics/coverage_test.cpp.
 //
 //===----------------------------------------------------------------------===//
-#include "frontend/Diagnostic.h"
+#include "diag/Diagnostic.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -98,7 +98,7 @@ TEST(DiagnosticCoverageTest, DiagLinesNameRealKinds) {
     if (!llvm::is_contained(Kinds, M.Kind))
       Unknown.push_back(M.Where + ": '" + M.Kind + "'");
   EXPECT_THAT(Unknown, IsEmpty()) << "these DIAG: lines name no diagnostic "
-                                     "kind of frontend/Diagnostics.def";
+                                     "kind of diag/Diagnostics.def";
 }
 
 TEST(DiagnosticCoverageTest, UnreachableKindsAreKindsWithoutTests) {

@@ -1,11 +1,11 @@
 //===- DiagnosticVerifierTest.cpp - --verify-diagnostics ------------------===//
 //
-// Tests frontend/DiagnosticVerifier: parsing `expected-*` comments (every
+// Tests diag/DiagnosticVerifier: parsing `expected-*` comments (every
 // designator form), matching them against reported diagnostics, and the
 // messages for each kind of mismatch.
 //
 //===----------------------------------------------------------------------===//
-#include "frontend/DiagnosticVerifier.h"
+#include "diag/DiagnosticVerifier.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gmock/gmock.h"

@@ -12,8 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/AST.h"
 #include "frontend/Compiler.h"
-#include "frontend/Diagnostic.h"
-#include "frontend/DiagnosticVerifier.h"
+#include "diag/Diagnostic.h"
+#include "diag/DiagnosticVerifier.h"
 #include "frontend/Parser.h"
 #include "ir/IR.h"
 #include "passes/Pass.h"

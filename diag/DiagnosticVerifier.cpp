@@ -7,7 +7,7 @@
 // later one, and the message in `{{...}}` is a substring.
 //
 //===----------------------------------------------------------------------===//
-#include "frontend/DiagnosticVerifier.h"
+#include "diag/DiagnosticVerifier.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"

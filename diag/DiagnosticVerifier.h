@@ -13,10 +13,10 @@
 // per diagnostic.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_FRONTEND_DIAGNOSTICVERIFIER_H
-#define SHARDC_FRONTEND_DIAGNOSTICVERIFIER_H
+#ifndef SHARDC_DIAG_DIAGNOSTICVERIFIER_H
+#define SHARDC_DIAG_DIAGNOSTICVERIFIER_H
 
-#include "frontend/Diagnostic.h"
+#include "diag/Diagnostic.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
@@ -78,4 +78,4 @@ private:
 
 } // namespace shardc
 
-#endif // SHARDC_FRONTEND_DIAGNOSTICVERIFIER_H
+#endif // SHARDC_DIAG_DIAGNOSTICVERIFIER_H

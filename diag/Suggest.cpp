@@ -1,5 +1,5 @@
 //===- Suggest.cpp - "did you mean" ---------------------------------------===//
-#include "frontend/Sema.h"
+#include "diag/Suggest.h"
 
 using namespace shardc;
 

@@ -1,5 +1,5 @@
 //===- Diagnostic.cpp - The one diagnostic engine -------------------------===//
-#include "frontend/Diagnostic.h"
+#include "diag/Diagnostic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace shardc;
@@ -11,7 +11,7 @@ struct KindInfo {
 };
 constexpr KindInfo KindInfos[] = {
 #define DIAG(Id, Sev, Fmt, ...) {#Id, Severity::Sev},
-#include "frontend/Diagnostics.def"
+#include "diag/Diagnostics.def"
 };
 } // namespace
 

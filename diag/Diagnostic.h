@@ -6,8 +6,8 @@
 // of --verify-diagnostics), and stops accepting errors past the error limit.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_FRONTEND_DIAGNOSTIC_H
-#define SHARDC_FRONTEND_DIAGNOSTIC_H
+#ifndef SHARDC_DIAG_DIAGNOSTIC_H
+#define SHARDC_DIAG_DIAGNOSTIC_H
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
@@ -22,11 +22,11 @@ namespace shardc {
 
 enum class DiagKind : uint16_t {
 #define DIAG(Id, Sev, Fmt, ...) Id,
-#include "frontend/Diagnostics.def"
+#include "diag/Diagnostics.def"
 };
 constexpr unsigned NumDiagKinds = 0
 #define DIAG(Id, Sev, Fmt, ...) +1
-#include "frontend/Diagnostics.def"
+#include "diag/Diagnostics.def"
     ;
 
 enum class Severity : uint8_t { Error, Warning, Note, Remark };
@@ -41,7 +41,7 @@ template <typename... Args> struct DiagDesc {
 namespace diag {
 #define DIAG(Id, Sev, Fmt, ...)                                                \
   inline constexpr DiagDesc<__VA_ARGS__> Id{DiagKind::Id, Severity::Sev, Fmt};
-#include "frontend/Diagnostics.def"
+#include "diag/Diagnostics.def"
 } // namespace diag
 
 llvm::StringRef diagKindName(DiagKind K);
@@ -113,4 +113,4 @@ template <> struct fmt::formatter<llvm::StringRef> : formatter<string_view> {
   }
 };
 
-#endif // SHARDC_FRONTEND_DIAGNOSTIC_H
+#endif // SHARDC_DIAG_DIAGNOSTIC_H

@@ -1,0 +1,24 @@
+//===- Suggest.h - "did you mean" -------------------------------*- C++ -*-===//
+//
+// The one place a misspelt name finds its closest candidate, for every phase
+// that reports an unknown name.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_DIAG_SUGGEST_H
+#define SHARDC_DIAG_SUGGEST_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include <optional>
+#include <string>
+
+namespace shardc {
+
+/// The candidate closest to \p Name by edit distance, if close enough to be
+/// a plausible typo.
+std::optional<std::string> closestName(llvm::StringRef Name,
+                                       llvm::ArrayRef<std::string> Candidates);
+
+} // namespace shardc
+
+#endif // SHARDC_DIAG_SUGGEST_H
