@@ -5,24 +5,33 @@
 using namespace shardc;
 
 namespace {
-struct KindInfo {
-  const char *Name;
-  Severity Sev;
-};
-constexpr KindInfo KindInfos[] = {
-#define DIAG(Id, Sev, Fmt, ...) {#Id, Severity::Sev},
+constexpr const char *KindNames[] = {
+#define DIAG(Id, Sev, Fmt, ...) #Id,
 #include "diag/Diagnostics.def"
 };
 } // namespace
 
 llvm::StringRef shardc::diagKindName(DiagKind K) {
-  return KindInfos[unsigned(K)].Name;
-}
-Severity shardc::diagKindSeverity(DiagKind K) {
-  return KindInfos[unsigned(K)].Sev;
+  return KindNames[unsigned(K)];
 }
 
 DiagnosticEngine::DiagnosticEngine(llvm::SourceMgr &SM) : SM(SM) {}
+
+Loc DiagnosticEngine::location(llvm::SMLoc P) const {
+  if (!P.isValid())
+    return {};
+  unsigned Buf = SM.FindBufferContainingLoc(P);
+  if (!Buf)
+    return {};
+  auto [Line, Col] = SM.getLineAndColumn(P, Buf);
+  return {Buf, Line, Col};
+}
+
+llvm::SMLoc DiagnosticEngine::toSMLoc(Loc L) const {
+  if (!L.isValid() || L.File > SM.getNumBuffers())
+    return {};
+  return SM.FindLocForLineAndColumn(L.File, L.Line, L.Col);
+}
 
 // Decides whether a diagnostic of severity \p S at \p Range is emitted,
 // counting errors against the limit. The first error past the limit is

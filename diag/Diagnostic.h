@@ -9,6 +9,7 @@
 #ifndef SHARDC_DIAG_DIAGNOSTIC_H
 #define SHARDC_DIAG_DIAGNOSTIC_H
 
+#include "diag/Location.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
@@ -45,7 +46,6 @@ namespace diag {
 } // namespace diag
 
 llvm::StringRef diagKindName(DiagKind K);
-Severity diagKindSeverity(DiagKind K);
 
 /// One rendered diagnostic, as a handler sees it.
 struct Diagnostic {
@@ -76,6 +76,17 @@ public:
               std::type_identity_t<Args>... A) {
     report(llvm::SMRange(Loc, Loc), D, A...);
   }
+  /// Reports at a location a later phase holds (an IR op's).
+  template <typename... Args>
+  void report(Loc L, const DiagDesc<Args...> &D,
+              std::type_identity_t<Args>... A) {
+    report(toSMLoc(L), D, A...);
+  }
+
+  /// The buffer, line and column of \p P; an invalid Loc for an invalid one.
+  Loc location(llvm::SMLoc P) const;
+  /// The pointer \p L names; invalid when its buffer or line is gone.
+  llvm::SMLoc toSMLoc(Loc L) const;
 
   void setHandler(Handler H) { Custom = std::move(H); }
   void setErrorLimit(unsigned N) { ErrorLimit = N; }

@@ -35,9 +35,10 @@ struct Program {
   /// Every parsed file, imports before the files that import them; the main
   /// file is last.
   std::vector<std::unique_ptr<FileAST>> Files;
-  std::deque<ClusterSpec> Clusters;
   std::deque<MeshSpec> Meshes;
-  /// Null when the program declares no mesh (a file of presets, say).
+  /// The checked module: high-level ops on the chosen mesh. Null when the
+  /// program declares no mesh (a file of presets, say). It owns everything
+  /// it refers to, so it outlives the ASTs.
   std::unique_ptr<Module> IR;
 };
 

@@ -22,6 +22,9 @@ llvm::StringRef shardc::symKindName(SymKind K) {
   return "name";
 }
 
+Sema::Sema(DiagnosticEngine &Diags, Program &P)
+    : Diags(Diags), P(P), Info(std::make_shared<ProgramInfo>()) {}
+
 Symbol *Sema::lookup(llvm::StringRef Name) {
   for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It) {
     auto Found = It->find(Name);

@@ -30,9 +30,10 @@ struct Symbol {
   llvm::SMRange Range;
   bool Poisoned = false;
   const ChipSpec *Chip = nullptr;
-  const ClusterSpec *Cluster = nullptr;
+  std::shared_ptr<const ClusterSpec> Cluster;
   const MeshSpec *Mesh = nullptr;
   Quantity Value; ///< Dim (count) and Let
+  DimId Dim = 0;  ///< Dim: its id in the program's dim table
   shardc::Value *Tensor = nullptr;
 };
 
@@ -61,7 +62,7 @@ struct PropValue {
 
 class Sema {
 public:
-  Sema(DiagnosticEngine &Diags, Program &P) : Diags(Diags), P(P) {}
+  Sema(DiagnosticEngine &Diags, Program &P);
   bool run();
 
 private:
@@ -100,13 +101,10 @@ private:
   // Sharded types (SemaTypes.cpp).
   std::optional<ShardType> resolveType(const TensorTypeAST &T, bool NeedDType);
   bool resolveIndex(const IndexAST &I, TensorDim &Out);
-  bool splitAxes(const Ident &Id, llvm::StringRef Sub,
-                 llvm::SmallVectorImpl<unsigned> &Axes);
-  bool resolveBracedAxes(llvm::ArrayRef<Ident> Names,
-                         llvm::SmallVectorImpl<unsigned> &Axes);
-  bool resolveUnreduced(const IndexAST &I,
-                        llvm::SmallVectorImpl<unsigned> &Axes);
-  bool checkAxes(llvm::ArrayRef<std::pair<unsigned, llvm::SMRange>> Uses);
+  bool splitAxes(const Ident &Id, llvm::StringRef Sub, AxisList &Axes);
+  bool resolveBracedAxes(llvm::ArrayRef<Ident> Names, AxisList &Axes);
+  bool resolveUnreduced(const IndexAST &I, AxisList &Axes);
+  bool checkAxes(llvm::ArrayRef<std::pair<AxisId, llvm::SMRange>> Uses);
   bool checkDivisible(const IndexAST &I, const TensorDim &D);
 
   // Statements (SemaStmts.cpp).
@@ -115,16 +113,23 @@ private:
   void repeat(const RepeatDecl &D);
   void assign(const AssignDecl &D);
   Value *operand(const OperandAST &O);
-  bool contraction(const AssignDecl &D, Operation &Op, ShardType &Out);
-  bool elementwise(const AssignDecl &D, Operation &Op, ShardType &Out);
-  bool reshard(const AssignDecl &D, Operation &Op, ShardType &Out);
+  Op *contraction(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+                  const ShardType &Out);
+  Op *elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+                  const ShardType &Out);
+  Op *reshard(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+              ShardType &Out);
   bool checkPeak(const AssignDecl &D, DType T, bool Matmul);
-  unsigned addStatement(llvm::SMRange R, const std::string &Name,
-                        llvm::StringRef Kind);
+  unsigned addStatement(llvm::SMRange R, const std::string &Name, OpKind K);
   void bindTensor(const Ident &Name, Value *V);
+  std::string typeStr(const ShardType &T, bool WithDType = true) const {
+    return shardc::typeStr(T, Info->Names, WithDType);
+  }
 
   DiagnosticEngine &Diags;
   Program &P;
+  /// The program's names and statements, shared with every module of it.
+  std::shared_ptr<ProgramInfo> Info;
   std::deque<ChipSpec> Chips;
   std::vector<llvm::StringMap<Symbol>> Scopes{1};
   /// Where each mesh was declared, for "several meshes" messages.
@@ -136,7 +141,8 @@ private:
   const MeshSpec *Mesh = nullptr;
   bool MeshChosen = false;
   Module *IR = nullptr;
-  std::vector<Block *> Blocks;
+  /// Where the next op goes: the module's body or a repeat's.
+  std::unique_ptr<OpBuilder> Builder;
   int64_t RepeatProduct = 1;
 };
 

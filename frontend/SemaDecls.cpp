@@ -8,6 +8,7 @@
 #include "frontend/Sema.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Path.h"
 
 using namespace shardc;
 
@@ -57,8 +58,9 @@ std::vector<std::string> schemaNames(PropOwner O) {
   return Out;
 }
 
-/// Limits that keep placement and numbering bounded (docs/limits.md).
-constexpr unsigned MaxMeshAxes = 64;
+/// Limits that keep placement and numbering bounded (docs/limits.md). A
+/// mesh's axis count is bounded by MaxMeshAxes (ir/Hardware.h): axis sets
+/// are 64-bit masks.
 constexpr unsigned MaxLevels = 16;
 constexpr int64_t MaxMeshChips = int64_t(1) << 22;
 
@@ -192,7 +194,8 @@ bool Sema::level(const LevelAST &L, LevelSpec &Out) {
 void Sema::cluster(const ClusterDecl &D) {
   llvm::StringMap<PropValue> Props;
   bool Ok = checkProps(D.Props, PropOwner::Cluster, "cluster", Props);
-  ClusterSpec &C = P.Clusters.emplace_back();
+  auto Shared = std::make_shared<ClusterSpec>();
+  ClusterSpec &C = *Shared;
   C.Name = D.Name.Name;
   if (Props.count("chip"))
     C.Chip = *Props["chip"].Sym->Chip;
@@ -223,7 +226,7 @@ void Sema::cluster(const ClusterDecl &D) {
     }
   }
   Symbol S{SymKind::Cluster, D.Name.Range, !Ok};
-  S.Cluster = &C;
+  S.Cluster = std::move(Shared);
   declare(D.Name, S);
 }
 
@@ -287,6 +290,8 @@ void Sema::dims(const DimDecl &D) {
     std::optional<int64_t> N = evalWhole(*B.Value, "dim size", 1);
     Symbol S{SymKind::Dim, B.Name.Range, !N};
     S.Value = Quantity::ofInt(N.value_or(1));
+    S.Dim = Info->Names.Dims.size();
+    Info->Names.Dims.push_back(B.Name.Name);
     // A dim whose name was taken is reported once; its uses stay quiet.
     if (!declare(B.Name, S))
       RejectedDims.insert(B.Name.Name);
@@ -343,14 +348,19 @@ bool Sema::chooseMesh(llvm::SMRange At) {
   }
   if (!Mesh)
     return false;
-  P.IR = std::make_unique<Module>();
+  llvm::SourceMgr &SM = Diags.sourceMgr();
+  Info->SourceName =
+      SM.getMemoryBuffer(P.Files.back()->BufferId)->getBufferIdentifier().str();
+  for (const MeshAxis &A : Mesh->Axes)
+    Info->Names.Axes.push_back(A.Name);
+  // `loc(...)` names a file without its folders.
+  Info->Files.assign(SM.getNumBuffers() + 1, "");
+  for (unsigned B = 1; B <= SM.getNumBuffers(); ++B)
+    Info->Files[B] =
+        llvm::sys::path::filename(SM.getMemoryBuffer(B)->getBufferIdentifier())
+            .str();
+  P.IR = std::make_unique<Module>(Info, *Mesh, Config, Module::Stage::Checked);
   IR = P.IR.get();
-  IR->Mesh = Mesh;
-  IR->Config = Config;
-  IR->SourceName = Diags.sourceMgr()
-                       .getMemoryBuffer(P.Files.back()->BufferId)
-                       ->getBufferIdentifier()
-                       .str();
-  Blocks.push_back(&IR->Body);
+  Builder = std::make_unique<OpBuilder>(*IR, IR->body());
   return true;
 }

@@ -7,28 +7,23 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
+#include "ir/ContractionPlans.h"
 
 using namespace shardc;
 
 namespace {
 constexpr int64_t MaxRepeat = int64_t(1) << 32;
 
-std::string dimList(const ShardType &T) {
-  std::string S = "[";
-  for (size_t I = 0; I < T.Dims.size(); ++I)
-    S += (I ? ", " : "") + T.Dims[I].Name;
-  return S + "]";
-}
-
 /// A bare operand (`x`, written without indices) whose dims do not fit the
 /// statement is reported at the operand with its dims, which the user never
 /// wrote. Returns false when \p O was written with indices.
-bool reportBareShape(DiagnosticEngine &Diags, const OperandAST &O,
-                     const ShardType &Has, const ShardType &Needs) {
+bool reportBareShape(DiagnosticEngine &Diags, const TypeNames &N,
+                     const OperandAST &O, const ShardType &Has,
+                     const ShardType &Needs) {
   if (O.Type)
     return false;
-  Diags.report(O.Range, diag::BareOperandShape, O.Name.Name, dimList(Has),
-               dimList(Needs));
+  Diags.report(O.Range, diag::BareOperandShape, O.Name.Name, dimListStr(Has, N),
+               dimListStr(Needs, N));
   return true;
 }
 } // namespace
@@ -43,15 +38,14 @@ void Sema::programItem(const Decl &D) {
 }
 
 unsigned Sema::addStatement(llvm::SMRange R, const std::string &Name,
-                            llvm::StringRef Kind) {
+                            OpKind K) {
   Statement S;
   S.Name = Name;
-  S.Loc = R.Start;
-  S.Line = Diags.sourceMgr().FindLineNumber(R.Start);
-  S.KindName = Kind.str();
+  S.Location = Diags.location(R.Start);
+  S.Kind = K;
   S.Repeat = RepeatProduct;
-  IR->Statements.push_back(std::move(S));
-  return IR->Statements.size() - 1;
+  Info->Statements.push_back(std::move(S));
+  return Info->Statements.size() - 1;
 }
 
 void Sema::bindTensor(const Ident &Name, Value *V) {
@@ -75,14 +69,13 @@ void Sema::tensor(const TensorDecl &D) {
   if (!chooseMesh(D.Range))
     return;
   std::optional<ShardType> T = resolveType(D.Type, /*NeedDType=*/true);
-  auto Op = std::make_unique<Operation>(OpKind::Input);
-  Op->Loc = D.Range.Start;
   Value *V = nullptr;
   if (T) {
-    Op->Stmt = addStatement(D.Range, D.Name.Name, "input");
-    V = IR->newValue(D.Name.Name, *T, Op.get());
-    Op->Result = V;
-    IR->append(*Blocks.back(), std::move(Op));
+    unsigned St = addStatement(D.Range, D.Name.Name, OpKind::Input);
+    V = Builder
+            ->create<InputOp>(Diags.location(D.Range.Start), St, {},
+                              D.Name.Name, *T)
+            ->result();
   }
   Symbol S{SymKind::Tensor, D.Name.Range, V == nullptr};
   S.Tensor = V;
@@ -106,12 +99,10 @@ void Sema::repeat(const RepeatDecl &D) {
     RepeatProduct = Saved;
     return;
   }
-  auto Op = std::make_unique<Operation>(OpKind::Repeat);
-  Op->Loc = D.Range.Start;
-  Op->TripCount = N->Int;
-  Op->Body = std::make_unique<Block>();
-  Operation *R = IR->append(*Blocks.back(), std::move(Op));
-  Blocks.push_back(R->Body.get());
+  auto *R = Builder->createNoResult<RepeatOp>(Diags.location(D.Range.Start),
+                                              NoStmt, N->Int);
+  Block &Outer = Builder->block();
+  Builder->setInsertionPointToEnd(R->body());
   Scopes.emplace_back();
   for (const DeclPtr &Item : D.Body) {
     if (Diags.shouldStop())
@@ -125,7 +116,7 @@ void Sema::repeat(const RepeatDecl &D) {
                    declKindSpelling(Item->Kind));
   }
   Scopes.pop_back();
-  Blocks.pop_back();
+  Builder->setInsertionPointToEnd(Outer);
   RepeatProduct = Saved;
 }
 
@@ -149,10 +140,10 @@ Value *Sema::operand(const OperandAST &O) {
   std::optional<ShardType> Written = resolveType(*O.Type, false);
   if (!Written)
     return nullptr;
-  Written->Elt = S->Tensor->Type.Elt;
-  if (!(*Written == S->Tensor->Type)) {
+  Written->Elt = S->Tensor->type().Elt;
+  if (!(*Written == S->Tensor->type())) {
     Diags.report(O.Range, diag::ShardingMismatch, O.Name.Name,
-                 Written->str(*Mesh, false), S->Tensor->Type.str(*Mesh, false));
+                 typeStr(*Written, false), typeStr(S->Tensor->type(), false));
     return nullptr;
   }
   return S->Tensor;
@@ -164,6 +155,24 @@ bool Sema::checkPeak(const AssignDecl &D, DType T, bool Matmul) {
     return true;
   Diags.report(D.Range, diag::MeshNoChipPeak, C.Name, dtypeName(T));
   return false;
+}
+
+/// The unreduced axis \p To asks for that \p From does not have: no
+/// collective creates partial sums.
+static std::optional<AxisId> unreducedFromNothing(const ShardType &From,
+                                                  const ShardType &To) {
+  AxisSet Extra = To.Unreduced.without(From.Unreduced);
+  if (Extra.empty())
+    return std::nullopt;
+  return Extra.list().front();
+}
+
+/// Where a written type's unreduced set is (`{U_Y}`), or the whole type
+/// when it has none: the part a statement's partial sums are asked for in.
+static llvm::SMRange unreducedRange(const TensorTypeAST &T) {
+  if (T.Unreduced.empty())
+    return T.Range;
+  return {T.Unreduced.front().Range.Start, T.Unreduced.back().Range.End};
 }
 
 void Sema::assign(const AssignDecl &D) {
@@ -183,82 +192,79 @@ void Sema::assign(const AssignDecl &D) {
     return;
   }
   if (D.OutType.DType.Name.empty())
-    Out->Elt = Args[0]->Type.Elt;
+    Out->Elt = Args[0]->type().Elt;
   for (Value *V : Args)
-    if (V->Type.Elt != Args[0]->Type.Elt) {
+    if (V->type().Elt != Args[0]->type().Elt) {
       Diags.report(D.Args[1].Range, diag::DTypeMismatch,
-                   dtypeName(Args[0]->Type.Elt), dtypeName(V->Type.Elt));
+                   dtypeName(Args[0]->type().Elt), dtypeName(V->type().Elt));
       bindTensor(D.Out, nullptr);
       return;
     }
   // `*` between operands with identical dims (and the same as the output) is
   // an elementwise product; otherwise it is an einsum.
-  bool Contract =
-      D.Rhs == RhsKind::Binary && D.Op == '*' &&
-      !(Args[0]->Type.sameDims(Args[1]->Type) && Args[0]->Type.sameDims(*Out));
-  auto Op = std::make_unique<Operation>(Contract ? OpKind::Contraction
-                                        : D.Rhs == RhsKind::Copy
-                                            ? OpKind::Reshard
-                                            : OpKind::Elementwise);
-  Op->Loc = D.Range.Start;
-  Op->Operands.assign(Args.begin(), Args.end());
-  bool Checked = Contract                 ? contraction(D, *Op, *Out)
-                 : D.Rhs == RhsKind::Copy ? reshard(D, *Op, *Out)
-                                          : elementwise(D, *Op, *Out);
-  if (!Checked) {
-    bindTensor(D.Out, nullptr);
-    return;
-  }
-  Op->Stmt = addStatement(D.Range, D.Out.Name,
-                          Contract                 ? "contraction"
-                          : D.Rhs == RhsKind::Copy ? "reshard"
-                                                   : "elementwise");
-  Value *V = IR->newValue(D.Out.Name, *Out, Op.get());
-  Op->Result = V;
-  IR->append(*Blocks.back(), std::move(Op));
-  bindTensor(D.Out, V);
+  bool Contract = D.Rhs == RhsKind::Binary && D.Op == '*' &&
+                  !(Args[0]->type().sameDims(Args[1]->type()) &&
+                    Args[0]->type().sameDims(*Out));
+  Op *O = Contract                 ? contraction(D, Args, *Out)
+          : D.Rhs == RhsKind::Copy ? reshard(D, Args, *Out)
+                                   : elementwise(D, Args, *Out);
+  bindTensor(D.Out, O ? O->result() : nullptr);
 }
 
-bool Sema::contraction(const AssignDecl &D, Operation &Op, ShardType &Out) {
-  const ShardType &L = Op.Operands[0]->Type, &R = Op.Operands[1]->Type;
+Op *Sema::contraction(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+                      const ShardType &Out) {
+  const ShardType &L = Args[0]->type(), &R = Args[1]->type();
   for (unsigned I = 0; I < 2; ++I)
-    if (!Op.Operands[I]->Type.Unreduced.empty()) {
+    if (!Args[I]->type().Unreduced.empty()) {
       Diags.report(D.Args[I].Range, diag::UnreducedNotAllowed, "a contraction",
                    D.Args[I].Name.Name);
-      return false;
+      return nullptr;
     }
   for (unsigned K = 0; K < Out.Dims.size(); ++K)
-    if (!L.dimIndex(Out.Dims[K].Name) && !R.dimIndex(Out.Dims[K].Name)) {
+    if (!L.dimIndex(Out.Dims[K].Id) && !R.dimIndex(Out.Dims[K].Id)) {
       Diags.report(D.OutType.Indices[K].Range, diag::ContractionDimMismatch,
-                   Out.Dims[K].Name);
-      return false;
+                   Info->Names.Dims[Out.Dims[K].Id]);
+      return nullptr;
     }
+  llvm::SmallVector<ContractionDim, 4> Dims;
   auto Classify = [&](const ShardType &Self, const ShardType &Other,
                       unsigned Which, DimRole Free) {
     for (const TensorDim &Dm : Self.Dims) {
-      bool InOther = Other.dimIndex(Dm.Name).has_value();
-      bool InOut = Out.dimIndex(Dm.Name).has_value();
+      bool InOther = Other.dimIndex(Dm.Id).has_value();
+      bool InOut = Out.dimIndex(Dm.Id).has_value();
       if (Which == 1 && InOther)
         continue; // already classified from the first operand
       if (!InOther && !InOut) {
-        Diags.report(D.Args[Which].Range, diag::ContractionDanglingDim, Dm.Name,
-                     D.Args[Which].Name.Name);
+        Diags.report(D.Args[Which].Range, diag::ContractionDanglingDim,
+                     Info->Names.Dims[Dm.Id], D.Args[Which].Name.Name);
         return false;
       }
       DimRole Role = !InOther ? Free
                      : InOut  ? DimRole::Batch
                               : DimRole::Contracted;
-      Op.ContractDims.push_back({Dm.Name, Dm.Size, Role});
+      Dims.push_back({Dm.Id, Dm.Size, Role});
     }
     return true;
   };
   if (!Classify(L, R, 0, DimRole::FreeLhs) ||
       !Classify(R, L, 1, DimRole::FreeRhs))
-    return false;
-  return checkPeak(D, L.Elt, /*Matmul=*/true);
+    return nullptr;
+  // Which plans exist depends on the types only (not on the mesh's sizes),
+  // so a contraction no plan computes is a type error, reported here.
+  if (!hasContractionPlan({L, R, Out, Dims})) {
+    Diags.report(unreducedRange(D.OutType), diag::NoContractionPlan,
+                 typeStr(Out), typeStr(L), typeStr(R));
+    return nullptr;
+  }
+  if (!checkPeak(D, L.Elt, /*Matmul=*/true))
+    return nullptr;
+  unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Contraction);
+  return Builder->create<ContractionOp>(Diags.location(D.Range.Start), St, Args,
+                                        D.Out.Name, Out, Dims);
 }
 
-bool Sema::elementwise(const AssignDecl &D, Operation &Op, ShardType &Out) {
+Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+                      const ShardType &Out) {
   std::optional<ElementwiseFn> Fn;
   if (D.Rhs == RhsKind::Binary) {
     Fn = D.Op == '+'   ? ElementwiseFn::add
@@ -267,36 +273,33 @@ bool Sema::elementwise(const AssignDecl &D, Operation &Op, ShardType &Out) {
   } else {
     Fn = parseElementwise(D.Callee.Name);
     if (!Fn) {
-      std::vector<std::string> Names;
-#define ELEMENTWISE(Name, Flops, Arity) Names.push_back(#Name);
-#include "ir/Elementwise.def"
-      if (auto Best = closestName(D.Callee.Name, Names))
+      if (auto Best = closestName(D.Callee.Name, elementwiseNames()))
         Diags.report(D.Callee.Range, diag::UnknownFunctionSuggest,
                      D.Callee.Name, *Best);
       else
         Diags.report(D.Callee.Range, diag::UnknownFunction, D.Callee.Name);
-      return false;
+      return nullptr;
     }
-    if (Op.Operands.size() != elementwiseArity(*Fn)) {
+    if (Args.size() != elementwiseArity(*Fn)) {
       Diags.report(D.Callee.Range, diag::WrongArity, D.Callee.Name,
-                   elementwiseArity(*Fn), unsigned(Op.Operands.size()));
-      return false;
+                   elementwiseArity(*Fn), unsigned(Args.size()));
+      return nullptr;
     }
   }
-  Op.Fn = *Fn;
-  const ShardType &First = Op.Operands[0]->Type;
-  for (unsigned I = 1; I < Op.Operands.size(); ++I) {
-    const ShardType &T = Op.Operands[I]->Type;
+  const ShardType &First = Args[0]->type();
+  for (unsigned I = 1; I < Args.size(); ++I) {
+    const ShardType &T = Args[I]->type();
     if (!T.sameDims(First)) {
-      if (!reportBareShape(Diags, D.Args[I], T, First))
+      if (!reportBareShape(Diags, Info->Names, D.Args[I], T, First))
         Diags.report(D.Args[I].Range, diag::ElementwiseShapeMismatch,
-                     dimList(First), dimList(T));
-      return false;
+                     dimListStr(First, Info->Names),
+                     dimListStr(T, Info->Names));
+      return nullptr;
     }
-    if (T.Dims != First.Dims || T.Unreduced != First.Unreduced) {
+    if (!T.sameSharding(First) || T.Unreduced != First.Unreduced) {
       Diags.report(D.Args[I].Range, diag::ElementwiseShardingMismatch,
-                   First.str(*Mesh, false), T.str(*Mesh, false));
-      return false;
+                   typeStr(First, false), typeStr(T, false));
+      return nullptr;
     }
   }
   // Partial sums survive only linear maps: a sum or difference of partial
@@ -305,31 +308,45 @@ bool Sema::elementwise(const AssignDecl &D, Operation &Op, ShardType &Out) {
   if (!First.Unreduced.empty() && !Linear) {
     Diags.report(D.Args[0].Range, diag::UnreducedNotAllowed,
                  "'" + elementwiseName(*Fn).str() + "'", D.Args[0].Name.Name);
-    return false;
+    return nullptr;
   }
   if (!Out.sameDims(First)) {
-    if (!reportBareShape(Diags, D.Args[0], First, Out))
+    if (!reportBareShape(Diags, Info->Names, D.Args[0], First, Out))
       Diags.report(D.OutType.Range, diag::ElementwiseOutputMismatch,
-                   dimList(Out), dimList(First));
-    return false;
+                   dimListStr(Out, Info->Names),
+                   dimListStr(First, Info->Names));
+    return nullptr;
   }
-  return checkPeak(D, First.Elt, /*Matmul=*/false);
+  // The op computes in its operands' sharding and is resharded to the
+  // written type, which cannot ask for partial sums the operands lack.
+  if (auto A = unreducedFromNothing(First, Out)) {
+    Diags.report(unreducedRange(D.OutType), diag::TargetUnreducedFromNothing,
+                 Mesh->Axes[*A].Name);
+    return nullptr;
+  }
+  if (!checkPeak(D, First.Elt, /*Matmul=*/false))
+    return nullptr;
+  unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Elementwise);
+  return Builder->create<ElementwiseOp>(Diags.location(D.Range.Start), St, Args,
+                                        D.Out.Name, Out, *Fn);
 }
 
-bool Sema::reshard(const AssignDecl &D, Operation &Op, ShardType &Out) {
-  const ShardType &In = Op.Operands[0]->Type;
+Op *Sema::reshard(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+                  ShardType &Out) {
+  const ShardType &In = Args[0]->type();
   if (!Out.sameDims(In)) {
-    if (!reportBareShape(Diags, D.Args[0], In, Out))
-      Diags.report(D.OutType.Range, diag::ReshardDimMismatch, dimList(In),
-                   dimList(Out));
-    return false;
+    if (!reportBareShape(Diags, Info->Names, D.Args[0], In, Out))
+      Diags.report(D.OutType.Range, diag::ReshardDimMismatch,
+                   dimListStr(In, Info->Names), dimListStr(Out, Info->Names));
+    return nullptr;
   }
-  for (unsigned A : Out.Unreduced)
-    if (!In.isUnreducedOver(A)) {
-      Diags.report(D.OutType.Range, diag::TargetUnreducedFromNothing,
-                   Mesh->Axes[A].Name);
-      return false;
-    }
+  if (auto A = unreducedFromNothing(In, Out)) {
+    Diags.report(unreducedRange(D.OutType), diag::TargetUnreducedFromNothing,
+                 Mesh->Axes[*A].Name);
+    return nullptr;
+  }
   Out.Elt = D.OutType.DType.Name.empty() ? In.Elt : Out.Elt;
-  return true;
+  unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Reshard);
+  return Builder->create<ReshardOp>(Diags.location(D.Range.Start), St, Args,
+                                    D.Out.Name, Out);
 }

@@ -18,9 +18,8 @@ constexpr unsigned MaxSplits = 2;
 
 /// Splits subscript \p Sub into mesh axis names, every way it can be split.
 /// Counting stops at two: two already makes the split ambiguous.
-static void splits(llvm::StringRef Sub, const MeshSpec &M,
-                   llvm::SmallVectorImpl<unsigned> &Cur,
-                   std::vector<llvm::SmallVector<unsigned, 2>> &Out) {
+static void splits(llvm::StringRef Sub, const MeshSpec &M, AxisList &Cur,
+                   std::vector<AxisList> &Out) {
   if (Out.size() >= MaxSplits)
     return;
   if (Sub.empty()) {
@@ -30,23 +29,22 @@ static void splits(llvm::StringRef Sub, const MeshSpec &M,
   for (unsigned A = 0; A < M.Axes.size(); ++A) {
     if (!Sub.startswith(M.Axes[A].Name))
       continue;
-    Cur.push_back(A);
+    Cur.push_back(AxisId(A));
     splits(Sub.drop_front(M.Axes[A].Name.size()), M, Cur, Out);
     Cur.pop_back();
   }
 }
 
-static std::string axisNames(const MeshSpec &M) {
+static std::string meshAxisNames(const MeshSpec &M) {
   std::vector<std::string> Names;
   for (const MeshAxis &A : M.Axes)
     Names.push_back(A.Name);
   return llvm::join(Names, ", ");
 }
 
-bool Sema::splitAxes(const Ident &Id, llvm::StringRef Sub,
-                     llvm::SmallVectorImpl<unsigned> &Axes) {
-  std::vector<llvm::SmallVector<unsigned, 2>> Found;
-  llvm::SmallVector<unsigned, 4> Cur;
+bool Sema::splitAxes(const Ident &Id, llvm::StringRef Sub, AxisList &Axes) {
+  std::vector<AxisList> Found;
+  AxisList Cur;
   splits(Sub, *Mesh, Cur, Found);
   if (Found.size() == 1) {
     Axes.append(Found[0].begin(), Found[0].end());
@@ -55,13 +53,13 @@ bool Sema::splitAxes(const Ident &Id, llvm::StringRef Sub,
   std::string Base = Id.Name.substr(0, Id.Name.size() - Sub.size() - 1);
   if (Found.empty()) {
     Diags.report(Id.Range, diag::UnknownAxis, Mesh->Name, Sub.str(),
-                 axisNames(*Mesh));
+                 meshAxisNames(*Mesh));
     return false;
   }
   std::vector<std::string> Ways;
   for (const auto &F : Found) {
     std::vector<std::string> Parts;
-    for (unsigned A : F)
+    for (AxisId A : F)
       Parts.push_back(Mesh->Axes[A].Name);
     Ways.push_back("{" + llvm::join(Parts, ",") + "}");
   }
@@ -77,23 +75,22 @@ static llvm::StringRef intendedDim(llvm::StringRef Name, const MeshSpec &M) {
   size_t P = Name.rfind('_');
   if (P == llvm::StringRef::npos || P == 0)
     return Name;
-  std::vector<llvm::SmallVector<unsigned, 2>> Found;
-  llvm::SmallVector<unsigned, 4> Cur;
+  std::vector<AxisList> Found;
+  AxisList Cur;
   splits(Name.drop_front(P + 1), M, Cur, Found);
   return Found.empty() ? Name : Name.take_front(P);
 }
 
 /// The axes of a braced subscript `{a,b}`, each of which must exist.
-bool Sema::resolveBracedAxes(llvm::ArrayRef<Ident> Names,
-                             llvm::SmallVectorImpl<unsigned> &Axes) {
+bool Sema::resolveBracedAxes(llvm::ArrayRef<Ident> Names, AxisList &Axes) {
   for (const Ident &A : Names) {
     std::optional<unsigned> Idx = Mesh->axisIndex(A.Name);
     if (!Idx) {
       Diags.report(A.Range, diag::UnknownAxis, Mesh->Name, A.Name,
-                   axisNames(*Mesh));
+                   meshAxisNames(*Mesh));
       return false;
     }
-    Axes.push_back(*Idx);
+    Axes.push_back(AxisId(*Idx));
   }
   return true;
 }
@@ -137,15 +134,14 @@ bool Sema::resolveIndex(const IndexAST &I, TensorDim &Out) {
   }
   if (S->Poisoned)
     return false;
-  Out.Name = DimName.str();
+  Out.Id = S->Dim;
   Out.Size = S->Value.Int;
   if (I.Braced)
     return resolveBracedAxes(I.BracedAxes, Out.Axes);
   return Sub.empty() || splitAxes(I.Id, Sub, Out.Axes);
 }
 
-bool Sema::resolveUnreduced(const IndexAST &I,
-                            llvm::SmallVectorImpl<unsigned> &Axes) {
+bool Sema::resolveUnreduced(const IndexAST &I, AxisList &Axes) {
   llvm::StringRef Name = I.Id.Name;
   if (I.Braced && Name == "U_")
     return resolveBracedAxes(I.BracedAxes, Axes);
@@ -158,7 +154,7 @@ bool Sema::resolveUnreduced(const IndexAST &I,
 
 /// Rule 2: a mesh axis appears at most once per tensor, subscripts and
 /// `{U_..}` together. \p Uses lists each axis with where it was written.
-bool Sema::checkAxes(llvm::ArrayRef<std::pair<unsigned, llvm::SMRange>> Uses) {
+bool Sema::checkAxes(llvm::ArrayRef<std::pair<AxisId, llvm::SMRange>> Uses) {
   llvm::SmallVector<llvm::SMRange, 8> First(Mesh->Axes.size());
   for (auto [A, R] : Uses) {
     if (!First[A].Start.isValid()) {
@@ -175,17 +171,15 @@ bool Sema::checkAxes(llvm::ArrayRef<std::pair<unsigned, llvm::SMRange>> Uses) {
 /// Rule 3: a dim's size is divisible by the product of its axes' sizes,
 /// unless padding is allowed (then the cost counts the padding).
 bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D) {
-  int64_t Shards = 1;
-  std::vector<std::string> Names;
-  for (unsigned A : D.Axes) {
-    Shards *= Mesh->Axes[A].Size; // bounded by the mesh's chip count
-    Names.push_back(Mesh->Axes[A].Name + "=" +
-                    std::to_string(Mesh->Axes[A].Size));
-  }
+  int64_t Shards = axesProduct(D.Axes, *Mesh);
   if (Config.AllowPadding || D.Size % Shards == 0)
     return true;
-  Diags.report(I.Range, diag::NotDivisible, D.Name, D.Size, Shards,
-               llvm::join(Names, " x "));
+  std::vector<std::string> Names;
+  for (AxisId A : D.Axes)
+    Names.push_back(Mesh->Axes[A].Name + "=" +
+                    std::to_string(Mesh->Axes[A].Size));
+  Diags.report(I.Range, diag::NotDivisible, Info->Names.Dims[D.Id], D.Size,
+               Shards, llvm::join(Names, " x "));
   return false;
 }
 
@@ -195,9 +189,9 @@ bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D) {
 /// braced ones, or the pieces of the subscript that starts at byte
 /// \p SubStart of the identifier (identifiers are ASCII).
 static void axisRanges(const IndexAST &I, size_t SubStart,
-                       llvm::ArrayRef<unsigned> Axes, const MeshSpec &M,
+                       llvm::ArrayRef<AxisId> Axes, const MeshSpec &M,
                        llvm::SmallVectorImpl<llvm::SMRange> &Out) {
-  llvm::SmallVector<unsigned, 4> Sorted(Axes.begin(), Axes.end());
+  AxisList Sorted(Axes.begin(), Axes.end());
   llvm::sort(Sorted);
   if (std::adjacent_find(Sorted.begin(), Sorted.end()) == Sorted.end()) {
     Out.append(Axes.size(), I.Range);
@@ -209,7 +203,7 @@ static void axisRanges(const IndexAST &I, size_t SubStart,
     return;
   }
   const char *P = I.Id.Range.Start.getPointer() + SubStart;
-  for (unsigned A : Axes) {
+  for (AxisId A : Axes) {
     const char *End = P + M.Axes[A].Name.size();
     Out.push_back(
         {llvm::SMLoc::getFromPointer(P), llvm::SMLoc::getFromPointer(End)});
@@ -233,14 +227,14 @@ std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
                  unsigned(T.Indices.size()), MaxDims);
     return std::nullopt;
   }
-  llvm::SmallVector<std::pair<unsigned, llvm::SMRange>, 8> Uses;
+  llvm::SmallVector<std::pair<AxisId, llvm::SMRange>, 8> Uses;
   int64_t Elements = 1;
   for (const IndexAST &I : T.Indices) {
     TensorDim D;
     if (!resolveIndex(I, D))
       return std::nullopt;
-    if (S.dimIndex(D.Name)) {
-      Diags.report(I.Range, diag::DimRepeated, D.Name);
+    if (S.dimIndex(D.Id)) {
+      Diags.report(I.Range, diag::DimRepeated, Info->Names.Dims[D.Id]);
       return std::nullopt;
     }
     if (__builtin_mul_overflow(Elements, D.Size, &Elements) ||
@@ -249,20 +243,20 @@ std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
       return std::nullopt;
     }
     llvm::SmallVector<llvm::SMRange, 2> Where;
-    axisRanges(I, D.Name.size() + 1, D.Axes, *Mesh, Where);
+    axisRanges(I, Info->Names.Dims[D.Id].size() + 1, D.Axes, *Mesh, Where);
     for (unsigned K = 0; K < D.Axes.size(); ++K)
       Uses.push_back({D.Axes[K], Where[K]});
     S.Dims.push_back(std::move(D));
   }
   for (const IndexAST &U : T.Unreduced) {
-    llvm::SmallVector<unsigned, 2> Axes;
+    AxisList Axes;
     if (!resolveUnreduced(U, Axes))
       return std::nullopt;
     llvm::SmallVector<llvm::SMRange, 2> Where;
     axisRanges(U, /*after "U_"*/ 2, Axes, *Mesh, Where);
     for (unsigned K = 0; K < Axes.size(); ++K) {
       Uses.push_back({Axes[K], Where[K]});
-      S.Unreduced.push_back(Axes[K]);
+      S.Unreduced.insert(Axes[K]);
     }
   }
   if (!checkAxes(Uses))
@@ -270,6 +264,5 @@ std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
   for (unsigned K = 0; K < S.Dims.size(); ++K)
     if (!checkDivisible(T.Indices[K], S.Dims[K]))
       return std::nullopt;
-  llvm::sort(S.Unreduced);
   return S;
 }

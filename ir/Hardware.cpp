@@ -1,5 +1,6 @@
 //===- Hardware.cpp - Resolved chips, clusters and meshes -----------------===//
 #include "ir/Hardware.h"
+#include "llvm/Support/ErrorHandling.h"
 #include <algorithm>
 #include <limits>
 
@@ -12,7 +13,7 @@ llvm::StringRef shardc::dtypeName(DType T) {
     return #Name;
 #include "ir/DTypes.def"
   }
-  return "?";
+  llvm_unreachable("every dtype is in DTypes.def");
 }
 
 double shardc::dtypeBytes(DType T) {
@@ -22,7 +23,7 @@ double shardc::dtypeBytes(DType T) {
     return Bytes;
 #include "ir/DTypes.def"
   }
-  return 0;
+  llvm_unreachable("every dtype is in DTypes.def");
 }
 
 std::optional<DType> shardc::parseDType(llvm::StringRef Name) {
@@ -35,12 +36,12 @@ std::optional<DType> shardc::parseDType(llvm::StringRef Name) {
 
 llvm::StringRef shardc::collectiveName(CollectiveKind K) {
   switch (K) {
-#define COLLECTIVE(Name)                                                       \
+#define COLLECTIVE(Name, Mnemonic)                                             \
   case CollectiveKind::Name:                                                   \
     return #Name;
 #include "ir/CollectiveKinds.def"
   }
-  return "?";
+  llvm_unreachable("every kind is in CollectiveKinds.def");
 }
 
 double LevelSpec::effectiveUplink() const {

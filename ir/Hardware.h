@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -31,7 +32,7 @@ double dtypeBytes(DType T);
 std::optional<DType> parseDType(llvm::StringRef Name);
 
 enum class CollectiveKind : uint8_t {
-#define COLLECTIVE(Name) Name,
+#define COLLECTIVE(Name, Mnemonic) Name,
 #include "ir/CollectiveKinds.def"
 };
 llvm::StringRef collectiveName(CollectiveKind K);
@@ -83,12 +84,18 @@ struct MeshAxis {
   int64_t Size = 1;
 };
 
+/// Mesh axes are numbered by their position in the mesh, and sets of them
+/// are 64-bit masks: a mesh has at most this many axes.
+constexpr unsigned MaxMeshAxes = 64;
+
 /// A mesh of chips with named axes, major to minor, laid out row-major on the
-/// cluster's chips 0..P-1 (the last axis varies fastest).
+/// cluster's chips 0..P-1 (the last axis varies fastest). It shares its
+/// cluster, so a module keeps its mesh without pointing into the frontend's
+/// tables, and a re-cost can swap either.
 struct MeshSpec {
   std::string Name;
   llvm::SmallVector<MeshAxis, 4> Axes;
-  const ClusterSpec *Cluster = nullptr;
+  std::shared_ptr<const ClusterSpec> Cluster;
 
   int64_t numChips() const;
   std::optional<unsigned> axisIndex(llvm::StringRef Name) const;

@@ -1,54 +1,67 @@
-//===- CostModel.h - COST-MODEL.md §1 and §4 as functions -------*- C++ -*-===//
+//===- CostModel.h - COST-MODEL.md §1, §3 and §4 as functions ---*- C++ -*-===//
 //
-// The per-chip compute and memory cost of one local op, the group volume V of
-// a collective, and how an op's terms combine into its time. Shared by
-// insert-collectives (to choose between plans) and estimate-costs (to report),
-// so the choice and the report can never disagree.
+// How an op's work becomes time on a chip, how a collective is priced on the
+// hierarchy, and how the terms of one op combine. Shared by
+// insert-collectives (to choose between plans) and estimate-costs (to
+// report), so the choice and the report can never disagree. The results are
+// the side-table entries the report reads.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_COSTMODEL_H
 #define SHARDC_PASSES_COSTMODEL_H
 
-#include "ir/IR.h"
+#include "ir/Operation.h"
 #include "passes/Placement.h"
 
 namespace shardc {
 
-struct ComputeEstimate {
-  double Flops = 0;       ///< per chip
-  double UsefulFlops = 0; ///< whole program, replication not counted
-  double HbmBytes = 0;    ///< per chip
+/// The per-chip time of a local op's work (§1).
+struct ComputeTime {
   double TMath = 0, THbm = 0;
   double time() const { return std::max(TMath, THbm); }
 };
+/// T_math at the op's peak (matmul or vector, x matmul_efficiency for
+/// matmuls) and T_hbm at hbm_bw x hbm_efficiency.
+ComputeTime computeTime(const OpWork &W, const ChipSpec &C);
 
-/// A local contraction of \p L and \p R into \p Out (§1).
-ComputeEstimate estimateContraction(const ShardType &L, const ShardType &R,
-                                    const ShardType &Out,
-                                    llvm::ArrayRef<ContractionDim> Dims,
-                                    const MeshSpec &M);
-/// A local elementwise op (§1).
-ComputeEstimate estimateElementwise(ElementwiseFn Fn,
-                                    llvm::ArrayRef<const ShardType *> Ins,
-                                    const ShardType &Out, const MeshSpec &M);
-/// The compute cost of \p Op, a local contraction or elementwise op.
-ComputeEstimate estimateCompute(const Operation &Op, const MeshSpec &M);
+/// One level's share of a collective (§3).
+struct LevelCost {
+  unsigned Level = 0;
+  int64_t FanIn = 1;
+  double Bytes = 0; ///< through one child's uplink
+  double Time = 0;
+};
 
-/// V of a collective turning \p In into \p Out over \p Axes (§2 notation):
-/// the gathered result for AllGather, the unreduced array for ReduceScatter
-/// and AllReduce, the group's total for AllToAll.
-double groupBytes(OpKind K, const ShardType &In, const ShardType &Out,
-                  llvm::ArrayRef<unsigned> Axes, const MeshSpec &M);
+/// A collective's cost on the hierarchy: max over levels + latency (§3).
+struct CollectiveCost {
+  double GroupBytes = 0; ///< V_g
+  double Time = 0;
+  double LatencyTime = 0;
+  llvm::SmallVector<LevelCost, 4> Levels;
+};
+CollectiveCost collectiveCost(PlacementCache &Cache, CollectiveKind K,
+                              AxisSet Axes, double V);
 
-/// The cost of a collective on the hierarchy (§3).
-CollectiveCost collectiveCost(PlacementCache &Cache, OpKind K,
-                              llvm::ArrayRef<unsigned> Axes, double V);
+enum class Bound : uint8_t { Compute, Memory, Comms };
+llvm::StringRef boundName(Bound B);
+
+/// The costs of one op or statement, per chip, for one execution (repeat
+/// counts apply in the totals).
+struct OpCost {
+  double Flops = 0;
+  double UsefulFlops = 0; ///< matmul FLOPs, whole program
+  double HbmBytes = 0;
+  double TMath = 0, THbm = 0, TComms = 0, Time = 0;
+  Bound Bounded = Bound::Compute;
+};
 
 /// §4: with overlap the larger of compute and comms, else their sum.
 double combineTime(double TCompute, double TComms, bool Overlap);
 /// §4: the largest of the three terms (ties: compute, then memory).
 Bound boundOf(double TMath, double THbm, double TComms);
+/// Fills \p C's Time and Bounded from its three terms.
+void finishCost(OpCost &C, bool Overlap);
 
 } // namespace shardc
 
-#endif
+#endif // SHARDC_PASSES_COSTMODEL_H

@@ -1,8 +1,10 @@
 //===- EstimateCosts.cpp - Op times, bounds and totals --------------------===//
 //
-// COST-MODEL.md §1 and §4:
-//  1. every local op gets FLOPs and HBM bytes per chip, T_math and T_hbm;
-//     every collective its T_comms from place-collectives;
+// COST-MODEL.md §1 and §4, into the OpCosts, StatementCosts and Totals
+// tables:
+//  1. every local op gets its work (the op's compute interface) as FLOPs
+//     and HBM bytes per chip, T_math and T_hbm; every collective its
+//     T_comms from place-collectives;
 //  2. each source statement adds up its ops: T_compute = max(T_math, T_hbm)
 //     of the summed terms, T_comms the sum of its collectives, time under
 //     `overlap`, and the bound (the largest term);
@@ -10,8 +12,7 @@
 //     is the contractions' useful FLOPs over chips x peak x time.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/CostModel.h"
-#include "passes/Pass.h"
+#include "passes/Pipeline.h"
 
 using namespace shardc;
 
@@ -20,73 +21,78 @@ namespace {
 class EstimateCosts : public Pass {
 public:
   llvm::StringRef name() const override { return "estimate-costs"; }
-  bool run(Module &M, PassContext &Ctx) override;
+  bool run(MeshCompile &C, DiagnosticEngine &) override;
 
 private:
-  void op(Operation &Op, Module &M, std::vector<double> &PeakTime,
-          ProgramCost &Total);
+  OpCost opCost(const Op &O, MeshCompile &C);
+
+  ProgramCost Total;
+  /// The time the useful FLOPs would take at peak, summed (MFU's numerator:
+  /// with mixed dtypes each contraction counts at its own dtype's peak).
+  double AtPeak = 0;
 };
 
-void EstimateCosts::op(Operation &Op, Module &M, std::vector<double> &PeakTime,
-                       ProgramCost &Total) {
-  if (Op.Kind == OpKind::Repeat || !Op.Result)
-    return;
-  Statement &St = M.Statements[Op.Stmt];
-  if (!St.Cost)
-    St.Cost = OpCost{};
-  OpCost C;
-  if (Op.Kind == OpKind::Contraction || Op.Kind == OpKind::Elementwise) {
-    ComputeEstimate E = estimateCompute(Op, *M.Mesh);
-    C.Flops = E.Flops;
-    C.HbmBytes = E.HbmBytes;
-    C.TMath = E.TMath;
-    C.THbm = E.THbm;
-    if (Op.Kind == OpKind::Contraction) {
-      double Peak = M.Mesh->Cluster->Chip.matmulPeak(Op.Operands[0]->Type.Elt);
-      Total.Flops += E.UsefulFlops * double(St.Repeat);
-      PeakTime.push_back(E.UsefulFlops * double(St.Repeat) / Peak);
+OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
+  OpCost Cost;
+  double Repeat = double(C.checked().statement(O.stmt()).Repeat);
+  const ChipSpec &Chip = C.mesh().Cluster->Chip;
+  if (std::optional<OpWork> W = O.work(C.mesh())) {
+    ComputeTime T = computeTime(*W, Chip);
+    Cost.Flops = W->Flops;
+    Cost.HbmBytes = W->HbmBytes;
+    Cost.TMath = T.TMath;
+    Cost.THbm = T.THbm;
+    if (W->Matmul) {
+      Cost.UsefulFlops = W->UsefulFlops;
+      Total.Flops += W->UsefulFlops * Repeat;
+      AtPeak += W->UsefulFlops * Repeat / Chip.matmulPeak(W->Elt);
     }
-  } else if (Op.CommCost) {
-    C.TComms = Op.CommCost->Time;
-    for (const LevelCost &L : Op.CommCost->Levels)
-      Total.LevelBytes[L.Level] += L.Bytes * double(St.Repeat);
+  } else if (const auto &CC = C.Tables.Collectives[O.id()]) {
+    Cost.TComms = CC->Time;
+    for (const LevelCost &L : CC->Levels)
+      Total.LevelBytes[L.Level] += L.Bytes * Repeat;
   }
-  C.Time = combineTime(std::max(C.TMath, C.THbm), C.TComms, M.Config.Overlap);
-  C.Bounded = boundOf(C.TMath, C.THbm, C.TComms);
-  Op.Cost = C;
-  OpCost &S = *St.Cost;
-  S.Flops += C.Flops;
-  S.HbmBytes += C.HbmBytes;
-  S.TMath += C.TMath;
-  S.THbm += C.THbm;
-  S.TComms += C.TComms;
+  finishCost(Cost, C.config().Overlap);
+  return Cost;
 }
 
-bool EstimateCosts::run(Module &M, PassContext &) {
-  ProgramCost Total;
-  Total.LevelBytes.assign(M.Mesh->Cluster->Levels.size(), 0.0);
-  std::vector<double> PeakTime;
-  walk(M.Body, [&](Operation &Op) { op(Op, M, PeakTime, Total); });
-  for (Statement &St : M.Statements) {
-    if (!St.Cost)
+bool EstimateCosts::run(MeshCompile &C, DiagnosticEngine &) {
+  const Module &M = *C.lowered();
+  Analyses &T = C.Tables;
+  T.OpCosts.assign(M.numOpIds(), std::nullopt);
+  T.StatementCosts.assign(M.info().Statements.size(), std::nullopt);
+  Total = ProgramCost();
+  Total.LevelBytes.assign(C.mesh().Cluster->Levels.size(), 0.0);
+  AtPeak = 0;
+  walk(M.body(), [&](const Op &O) {
+    if (!O.result() || O.stmt() == NoStmt)
+      return;
+    const OpCost &Cost = T.OpCosts[O.id()].emplace(opCost(O, C));
+    std::optional<OpCost> &Slot = T.StatementCosts[O.stmt()];
+    if (!Slot)
+      Slot.emplace();
+    OpCost &S = *Slot;
+    S.Flops += Cost.Flops;
+    S.UsefulFlops += Cost.UsefulFlops;
+    S.HbmBytes += Cost.HbmBytes;
+    S.TMath += Cost.TMath;
+    S.THbm += Cost.THbm;
+    S.TComms += Cost.TComms;
+  });
+  for (size_t I = 0; I < T.StatementCosts.size(); ++I) {
+    if (!T.StatementCosts[I])
       continue;
-    OpCost &S = *St.Cost;
-    S.Time = combineTime(std::max(S.TMath, S.THbm), S.TComms, M.Config.Overlap);
-    S.Bounded = boundOf(S.TMath, S.THbm, S.TComms);
-    double N = double(St.Repeat);
+    OpCost &S = *T.StatementCosts[I];
+    finishCost(S, C.config().Overlap);
+    double N = double(M.statement(I).Repeat);
     Total.Time += S.Time * N;
     Total.TMath += S.TMath * N;
     Total.THbm += S.THbm * N;
     Total.TComms += S.TComms * N;
   }
-  // MFU: the time the chips would need at peak for the useful FLOPs, over
-  // the time the program takes (a sum, so mixed dtypes use their own peak).
-  double AtPeak = 0;
-  for (double T : PeakTime)
-    AtPeak += T;
-  double Chips = double(M.Mesh->numChips());
+  double Chips = double(C.mesh().numChips());
   Total.Mfu = Total.Time > 0 ? AtPeak / (Chips * Total.Time) : 0;
-  M.Totals = Total;
+  T.Totals = Total;
   return true;
 }
 

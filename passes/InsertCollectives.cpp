@@ -1,48 +1,32 @@
 //===- InsertCollectives.cpp - The collectives shardings require ----------===//
 //
-// Turns every high-level op into local ops and collectives
-// (COST-MODEL.md §2):
-//  1. A reshard becomes the steps of planReshard (or a free view).
-//  2. An elementwise op runs in its operands' sharding; its result is then
-//     resharded to the written type.
-//  3. A contraction is planned by enumerating, for every conflict between
-//     its operands, the ways to resolve it: a shared (batch or contracted)
-//     dim sharded differently is either gathered down to the common prefix
-//     or the less-sharded operand is sliced up to match (the book's case 2);
-//     an axis on a free dim of both is gathered from one of them (case 4).
-//     Each valid combination yields the local product's natural type
-//     (partial sums over the contracted axes, case 3), then the reshard to
-//     the written output. The plan with the lowest op time (compute and
-//     comms under `overlap`) wins; ties go to fewer collectives, then to the
-//     plan that gathers the first operand. The choice and the best rejected
-//     plan are recorded as a remark and on the statement.
+// Builds, for one mesh, the lowered module from the checked one: every
+// high-level op becomes local ops and collectives (COST-MODEL.md §2). Two
+// steps per op: *plan* (pure: which steps, priced on the mesh) and
+// *materialise* (emit them). By the op's lowering interface:
+//  1. Reshard: the steps of planReshard, or a view when nothing moves.
+//  2. Local (elementwise): the op runs in its operands' sharding
+//     (naturalType), then its result is resharded to the written type.
+//  3. Contraction: every candidate of forEachContractionPlan is priced (the
+//     local product's compute and the steps' comms under `overlap`); the
+//     cheapest wins, ties going to fewer collectives, then to the first
+//     candidate (the one that gathers the first operand). The choice and the
+//     best rejected plan go to the Choices table as data.
+//  4. Keep (inputs) and repeats are copied.
+// The checked module is never changed, so the same one lowers for any mesh.
 //
 //===----------------------------------------------------------------------===//
-#include "diag/Diagnostic.h"
-#include "ir/Format.h"
-#include "passes/CostModel.h"
-#include "passes/Pass.h"
-#include "passes/ReshardPlan.h"
-#include "llvm/ADT/StringExtras.h"
-#include <fmt/format.h>
+#include "ir/ContractionPlans.h"
+#include "passes/Pipeline.h"
 
 using namespace shardc;
 
 namespace {
 
-/// One conflict between the operands and the ways to resolve it.
-struct Decision {
-  enum Kind : uint8_t { Gather, SliceL, SliceR, GatherFreeL, GatherFreeR };
-  std::string Dim;   ///< the shared dim, for Gather/SliceL/SliceR
-  unsigned Axis = 0; ///< the free-free axis, for GatherFreeL/GatherFreeR
-  llvm::SmallVector<Kind, 3> Options;
-};
-
-struct Plan {
-  ShardType L, R, Natural;
-  ReshardSteps LSteps, RSteps, OutSteps;
-  ComputeEstimate Compute;
-  double Comms = 0, Time = 0;
+/// A candidate plan with its price on the mesh.
+struct PricedPlan {
+  ContractionPlan Plan;
+  double Time = 0;
   unsigned Collectives = 0;
 };
 
@@ -52,6 +36,8 @@ const char *stepSuffix(OpKind K) {
   switch (K) {
   case OpKind::Slice:
     return "slice";
+  case OpKind::View:
+    return "view";
   case OpKind::AllGather:
     return "ag";
   case OpKind::ReduceScatter:
@@ -60,348 +46,246 @@ const char *stepSuffix(OpKind K) {
     return "ar";
   case OpKind::AllToAll:
     return "a2a";
-  default:
-    return "tmp";
+  case OpKind::Input:
+  case OpKind::Contraction:
+  case OpKind::Elementwise:
+  case OpKind::Reshard:
+  case OpKind::Repeat:
+    break;
   }
+  llvm_unreachable("only slices, views and collectives are reshard steps");
 }
 
-constexpr unsigned MaxPlans = 4096;
+/// Plans whose op times differ by less than this fraction are equally
+/// cheap: the same terms summed in another order differ in the last bits,
+/// and that must not decide a plan.
+constexpr double TieTolerance = 1e-12;
+
+bool cheaper(const PricedPlan &A, const PricedPlan &B) {
+  double Tol = TieTolerance * std::max(A.Time, B.Time);
+  if (std::abs(A.Time - B.Time) > Tol)
+    return A.Time < B.Time;
+  return A.Collectives < B.Collectives;
+}
 
 class InsertCollectives : public Pass {
 public:
   llvm::StringRef name() const override { return "insert-collectives"; }
-  bool run(Module &M, PassContext &Ctx) override;
+  bool run(MeshCompile &C, DiagnosticEngine &Diags) override;
 
 private:
-  bool block(Block &B);
-  bool contraction(Operation &Op, std::vector<std::unique_ptr<Operation>> &Out);
-  bool elementwise(std::unique_ptr<Operation> Op,
-                   std::vector<std::unique_ptr<Operation>> &Out);
-  bool reshard(Operation &Op, std::vector<std::unique_ptr<Operation>> &Out);
-  std::vector<Decision> decisions(const ShardType &L, const ShardType &R,
-                                  llvm::ArrayRef<ContractionDim> Dims) const;
-  std::optional<Plan> makePlan(const Operation &Op, llvm::ArrayRef<Decision> Ds,
-                               llvm::ArrayRef<unsigned> Pick);
-  Value *emit(Value *In, const ReshardSteps &Steps, const Operation &Origin,
-              Value *Final, std::vector<std::unique_ptr<Operation>> &Out);
-  std::string describe(const Plan &P, const Operation &Op) const;
+  void block(const Block &From, Block &To);
+  void op(const Op &O);
+  void contraction(const ContractionOp &O);
+  void local(const Op &O);
+  void reshard(const ReshardOp &O);
+  Value *emit(Value *In, llvm::ArrayRef<ReshardStep> Steps, const Op &Origin,
+              const std::string &FinalName);
+  Value *emitStep(const ReshardStep &S, Value *In, const Op &Origin,
+                  std::string Name);
+  PricedPlan price(const ContractionOp &O, const ContractionPlan &P);
+  double stepsTime(llvm::ArrayRef<ReshardStep> Steps);
+  PlanSummary summarise(const ContractionOp &O, const PricedPlan &P) const;
+  Value *lowered(const Value *V) const { return Map[V->id()]; }
+  llvm::SmallVector<Value *, 4> loweredOperands(const Op &O) const {
+    llvm::SmallVector<Value *, 4> Out;
+    for (const Value *V : O.operands())
+      Out.push_back(lowered(V));
+    return Out;
+  }
+  void map(const Value *From, Value *To) { Map[From->id()] = To; }
   /// Without padding every intermediate type must divide evenly.
   const MeshSpec *evenOn() const {
-    return M->Config.AllowPadding ? nullptr : M->Mesh;
+    return C->config().AllowPadding ? nullptr : &C->mesh();
   }
 
-  Module *M = nullptr;
-  PassContext *Ctx = nullptr;
+  MeshCompile *C = nullptr;
+  std::unique_ptr<OpBuilder> B;
+  /// The lowered value of each checked value, by checked value id.
+  std::vector<Value *> Map;
 };
 
-bool InsertCollectives::run(Module &Mod, PassContext &C) {
-  M = &Mod;
-  Ctx = &C;
-  bool Ok = block(Mod.Body);
-  Mod.CollectivesInserted = Ok;
-  return Ok;
+bool InsertCollectives::run(MeshCompile &Compile, DiagnosticEngine &) {
+  C = &Compile;
+  const Module &Checked = Compile.checked();
+  auto Lowered =
+      std::make_unique<Module>(Checked.sharedInfo(), Compile.mesh(),
+                               Checked.config(), Module::Stage::Lowered);
+  B = std::make_unique<OpBuilder>(*Lowered, Lowered->body());
+  Map.assign(Checked.numValueIds(), nullptr);
+  Compile.Tables.Choices.assign(Checked.info().Statements.size(), std::nullopt);
+  block(Checked.body(), Lowered->body());
+  Compile.setLowered(std::move(Lowered));
+  return true;
 }
 
-bool InsertCollectives::block(Block &B) {
-  std::vector<std::unique_ptr<Operation>> Out;
-  bool Ok = true;
-  for (auto &Op : B.Ops) {
-    Operation &O = *Op;
-    switch (O.Kind) {
-    case OpKind::Contraction:
-      Ok &= contraction(O, Out);
-      break;
-    case OpKind::Elementwise:
-      Ok &= elementwise(std::move(Op), Out);
-      break;
-    case OpKind::Reshard:
-      Ok &= reshard(O, Out);
-      break;
-    case OpKind::Repeat:
-      Ok &= block(*O.Body);
-      Out.push_back(std::move(Op));
-      break;
-    default:
-      Out.push_back(std::move(Op));
-      break;
-    }
+void InsertCollectives::block(const Block &From, Block &To) {
+  B->setInsertionPointToEnd(To);
+  for (const auto &O : From.ops())
+    op(*O);
+}
+
+void InsertCollectives::op(const Op &O) {
+  if (auto *R = llvm::dyn_cast<RepeatOp>(&O)) {
+    auto *Copy = B->createNoResult<RepeatOp>(O.loc(), O.stmt(), R->tripCount());
+    Block &Outer = B->block();
+    block(R->body(), Copy->body());
+    B->setInsertionPointToEnd(Outer);
+    return;
   }
-  B.Ops = std::move(Out);
-  return Ok;
+  switch (O.lowering()) {
+  case Lowering::Keep:
+    map(O.result(), B->cloneAs(O, loweredOperands(O), O.result()->name(),
+                               O.result()->type())
+                        ->result());
+    return;
+  case Lowering::Contraction:
+    return contraction(llvm::cast<ContractionOp>(O));
+  case Lowering::Reshard:
+    return reshard(llvm::cast<ReshardOp>(O));
+  case Lowering::Local:
+    return local(O);
+  }
+  llvm_unreachable("every lowering is handled");
 }
 
-/// Emits \p Steps on \p In; the last step defines \p Final when given.
-Value *InsertCollectives::emit(Value *In, const ReshardSteps &Steps,
-                               const Operation &Origin, Value *Final,
-                               std::vector<std::unique_ptr<Operation>> &Out) {
+Value *InsertCollectives::emitStep(const ReshardStep &S, Value *In,
+                                   const Op &Origin, std::string Name) {
+  Loc L = Origin.loc();
+  unsigned St = Origin.stmt();
+  switch (S.Kind) {
+  case OpKind::Slice:
+    return B->create<SliceOp>(L, St, In, Name, S.After, S.Axes, S.Dim)
+        ->result();
+  case OpKind::View:
+    return B->create<ViewOp>(L, St, In, Name, S.After)->result();
+  case OpKind::AllGather:
+    return B->create<AllGatherOp>(L, St, In, Name, S.After, S.Axes, S.Dim)
+        ->result();
+  case OpKind::ReduceScatter:
+    return B->create<ReduceScatterOp>(L, St, In, Name, S.After, S.Axes, S.Dim)
+        ->result();
+  case OpKind::AllReduce:
+    return B->create<AllReduceOp>(L, St, In, Name, S.After, S.Axes)->result();
+  case OpKind::AllToAll:
+    return B
+        ->create<AllToAllOp>(L, St, In, Name, S.After, S.Axes, S.Dim, S.DstDim)
+        ->result();
+  case OpKind::Input:
+  case OpKind::Contraction:
+  case OpKind::Elementwise:
+  case OpKind::Reshard:
+  case OpKind::Repeat:
+    break;
+  }
+  llvm_unreachable("only slices, views and collectives are reshard steps");
+}
+
+/// Emits \p Steps on \p In; the last one's result is named \p FinalName
+/// when that is not empty.
+Value *InsertCollectives::emit(Value *In, llvm::ArrayRef<ReshardStep> Steps,
+                               const Op &Origin, const std::string &FinalName) {
   for (size_t I = 0; I < Steps.size(); ++I) {
-    const ReshardStep &S = Steps[I];
-    auto Op = std::make_unique<Operation>(S.Kind);
-    Op->Loc = Origin.Loc;
-    Op->Stmt = Origin.Stmt;
-    Op->Operands.push_back(In);
-    Op->Axes = S.Axes;
-    Op->Dim = S.Dim;
-    Op->DstDim = S.DstDim;
-    if (Final && I + 1 == Steps.size()) {
-      Final->Def = Op.get();
-      Final->Type = S.After;
-      In = Final;
-    } else {
-      In = M->newValue(In->Name + "." + stepSuffix(S.Kind), S.After, Op.get());
-    }
-    Op->Result = In;
-    Out.push_back(std::move(Op));
+    bool Last = I + 1 == Steps.size() && !FinalName.empty();
+    std::string Name =
+        Last ? FinalName : In->name() + "." + stepSuffix(Steps[I].Kind);
+    In = emitStep(Steps[I], In, Origin, std::move(Name));
   }
   return In;
 }
 
-std::vector<Decision>
-InsertCollectives::decisions(const ShardType &L, const ShardType &R,
-                             llvm::ArrayRef<ContractionDim> Dims) const {
-  std::vector<Decision> Ds;
-  for (const ContractionDim &D : Dims) {
-    if (D.Role != DimRole::Batch && D.Role != DimRole::Contracted)
-      continue;
-    const auto &Sl = L.Dims[*L.dimIndex(D.Name)].Axes;
-    const auto &Sr = R.Dims[*R.dimIndex(D.Name)].Axes;
-    if (Sl == Sr)
-      continue;
-    Decision X{D.Name, 0, {Decision::Gather}};
-    auto IsPrefix = [](const auto &A, const auto &B) {
-      return A.size() < B.size() && std::equal(A.begin(), A.end(), B.begin());
-    };
-    if (IsPrefix(Sl, Sr))
-      X.Options.push_back(Decision::SliceL);
-    if (IsPrefix(Sr, Sl))
-      X.Options.push_back(Decision::SliceR);
-    Ds.push_back(X);
-  }
-  for (const ContractionDim &D : Dims) {
-    if (D.Role != DimRole::FreeLhs)
-      continue;
-    for (unsigned A : L.Dims[*L.dimIndex(D.Name)].Axes) {
-      std::optional<unsigned> RD = R.dimOfAxis(A);
-      if (RD && !L.dimIndex(R.Dims[*RD].Name))
-        Ds.push_back({"", A, {Decision::GatherFreeL, Decision::GatherFreeR}});
-    }
-  }
-  return Ds;
-}
-
-/// Changes the operands' types as option \p K of \p D says.
-void applyDecision(ShardType &L, ShardType &R, const Decision &D,
-                   Decision::Kind K) {
-  if (K == Decision::GatherFreeL || K == Decision::GatherFreeR) {
-    ShardType &T = K == Decision::GatherFreeL ? L : R;
-    llvm::erase_value(T.Dims[*T.dimOfAxis(D.Axis)].Axes, D.Axis);
-    return;
-  }
-  auto &Al = L.Dims[*L.dimIndex(D.Dim)].Axes;
-  auto &Ar = R.Dims[*R.dimIndex(D.Dim)].Axes;
-  if (K == Decision::SliceL) {
-    Al = Ar;
-  } else if (K == Decision::SliceR) {
-    Ar = Al;
-  } else {
-    size_t N = 0;
-    while (N < Al.size() && N < Ar.size() && Al[N] == Ar[N])
-      ++N;
-    Al.resize(N);
-    Ar.resize(N);
-  }
-}
-
-/// True when no mesh axis appears twice in \p T.
-bool axesDistinct(const ShardType &T) {
-  llvm::SmallVector<unsigned, 8> All(T.Unreduced.begin(), T.Unreduced.end());
-  for (const TensorDim &D : T.Dims)
-    All.append(D.Axes.begin(), D.Axes.end());
-  llvm::sort(All);
-  return std::adjacent_find(All.begin(), All.end()) == All.end();
-}
-
-std::optional<Plan> InsertCollectives::makePlan(const Operation &Op,
-                                                llvm::ArrayRef<Decision> Ds,
-                                                llvm::ArrayRef<unsigned> Pick) {
-  Plan P;
-  P.L = Op.Operands[0]->Type;
-  P.R = Op.Operands[1]->Type;
-  for (size_t I = 0; I < Ds.size(); ++I)
-    applyDecision(P.L, P.R, Ds[I], Ds[I].Options[Pick[I]]);
-  if (!axesDistinct(P.L) || !axesDistinct(P.R))
-    return std::nullopt;
-  // The local product needs shared dims sharded alike and no axis on a free
-  // dim of both operands.
-  const ShardType &Out = Op.Result->Type;
-  P.Natural.Elt = Out.Elt;
-  for (const ContractionDim &D : Op.ContractDims) {
-    auto Il = P.L.dimIndex(D.Name), Ir = P.R.dimIndex(D.Name);
-    if (Il && Ir && P.L.Dims[*Il].Axes != P.R.Dims[*Ir].Axes)
-      return std::nullopt;
-    if (D.Role == DimRole::Contracted)
-      P.Natural.Unreduced.append(P.L.Dims[*Il].Axes.begin(),
-                                 P.L.Dims[*Il].Axes.end());
-  }
-  for (const TensorDim &D : Out.Dims) {
-    auto Il = P.L.dimIndex(D.Name);
-    P.Natural.Dims.push_back(Il ? P.L.Dims[*Il]
-                                : P.R.Dims[*P.R.dimIndex(D.Name)]);
-  }
-  llvm::sort(P.Natural.Unreduced);
-  if (!axesDistinct(P.Natural))
-    return std::nullopt;
-  auto LS = planReshard(Op.Operands[0]->Type, P.L, evenOn());
-  auto RS = planReshard(Op.Operands[1]->Type, P.R, evenOn());
-  auto OS = planReshard(P.Natural, Out, evenOn());
-  if (!LS || !RS || !OS)
-    return std::nullopt;
-  P.LSteps = *LS;
-  P.RSteps = *RS;
-  P.OutSteps = *OS;
-  const MeshSpec &Mesh = *M->Mesh;
-  P.Compute = estimateContraction(P.L, P.R, P.Natural, Op.ContractDims, Mesh);
-  P.Comms = stepsTime(P.LSteps, Mesh, Ctx->Cache) +
-            stepsTime(P.RSteps, Mesh, Ctx->Cache) +
-            stepsTime(P.OutSteps, Mesh, Ctx->Cache);
-  P.Time = combineTime(P.Compute.time(), P.Comms, M->Config.Overlap);
-  P.Collectives = countCollectives(P.LSteps) + countCollectives(P.RSteps) +
-                  countCollectives(P.OutSteps);
-  return P;
-}
-
-std::string InsertCollectives::describe(const Plan &P,
-                                        const Operation &Op) const {
-  const MeshSpec &Mesh = *M->Mesh;
-  std::vector<std::string> Parts;
-  auto Add = [&](const ReshardSteps &Steps, const std::string &Name) {
-    for (const ReshardStep &S : Steps) {
-      std::vector<std::string> Axes;
-      for (unsigned A : S.Axes)
-        Axes.push_back(Mesh.Axes[A].Name);
-      std::string Kind = S.Kind == OpKind::Slice
-                             ? "slice"
-                             : collectiveName(collectiveKindOf(S.Kind)).str();
-      Parts.push_back(
-          fmt::format("{} '{}' over {}", Kind, Name, llvm::join(Axes, ",")));
-    }
-  };
-  Add(P.LSteps, Op.Operands[0]->Name);
-  Add(P.RSteps, Op.Operands[1]->Name);
-  Add(P.OutSteps, Op.Result->Name);
-  return Parts.empty() ? "local product" : llvm::join(Parts, ", then ");
-}
-
-bool InsertCollectives::contraction(
-    Operation &Op, std::vector<std::unique_ptr<Operation>> &Out) {
-  std::vector<Decision> Ds =
-      decisions(Op.Operands[0]->Type, Op.Operands[1]->Type, Op.ContractDims);
-  // Enumerate every combination of options (mixed radix), up to MaxPlans;
-  // past that only the first option of each decision is tried.
-  uint64_t Count = 1;
-  for (const Decision &D : Ds)
-    Count = std::min<uint64_t>(Count * D.Options.size(), MaxPlans + 1);
-  if (Count > MaxPlans)
-    for (Decision &D : Ds)
-      D.Options.resize(1), Count = 1;
-  std::vector<Plan> Plans;
-  llvm::SmallVector<unsigned, 8> Pick(Ds.size(), 0);
-  for (uint64_t N = 0; N < Count; ++N) {
-    uint64_t Rest = N;
-    for (size_t I = 0; I < Ds.size(); ++I) {
-      Pick[I] = Rest % Ds[I].Options.size();
-      Rest /= Ds[I].Options.size();
-    }
-    if (std::optional<Plan> P = makePlan(Op, Ds, Pick))
-      Plans.push_back(std::move(*P));
-  }
-  const MeshSpec &Mesh = *M->Mesh;
-  if (Plans.empty()) {
-    Ctx->Diags.report(Op.Loc, diag::NoContractionPlan,
-                      Op.Result->Type.str(Mesh), Op.Operands[0]->Type.str(Mesh),
-                      Op.Operands[1]->Type.str(Mesh));
-    return false;
-  }
-  auto Better = [](const Plan &A, const Plan &B) {
-    double Tol = 1e-12 * std::max(A.Time, B.Time);
-    if (std::abs(A.Time - B.Time) > Tol)
-      return A.Time < B.Time;
-    return A.Collectives < B.Collectives;
-  };
-  std::stable_sort(Plans.begin(), Plans.end(), Better);
-  const Plan &Best = Plans.front();
-  Statement &St = M->Statements[Op.Stmt];
-  St.Choice = describe(Best, Op);
-  if (Plans.size() > 1) {
-    St.Rejected = describe(Plans[1], Op);
-    St.RejectedTime = Plans[1].Time;
-    Op.Remarks.push_back(fmt::format(
-        "chose {} (op time {}) over {} (op time {})", St.Choice,
-        formatTime(Best.Time), St.Rejected, formatTime(Plans[1].Time)));
-  }
-  Value *L = emit(Op.Operands[0], Best.LSteps, Op, nullptr, Out);
-  Value *R = emit(Op.Operands[1], Best.RSteps, Op, nullptr, Out);
-  Value *Final = Op.Result;
-  auto Product = std::make_unique<Operation>(OpKind::Contraction);
-  Product->Loc = Op.Loc;
-  Product->Stmt = Op.Stmt;
-  Product->Operands = {L, R};
-  Product->ContractDims = Op.ContractDims;
-  Product->Remarks = std::move(Op.Remarks);
-  Value *Natural =
-      Best.OutSteps.empty()
-          ? Final
-          : M->newValue(Final->Name + (Best.Natural.Unreduced.empty()
-                                           ? ".local"
-                                           : ".partial"),
-                        Best.Natural, Product.get());
-  Natural->Def = Product.get();
-  Natural->Type = Best.Natural;
-  Product->Result = Natural;
-  Out.push_back(std::move(Product));
-  emit(Natural, Best.OutSteps, Op, Final, Out);
-  return true;
-}
-
-bool InsertCollectives::elementwise(
-    std::unique_ptr<Operation> Op,
-    std::vector<std::unique_ptr<Operation>> &Out) {
-  ShardType Natural = Op->Operands[0]->Type;
-  Natural.Elt = Op->Result->Type.Elt;
+void InsertCollectives::reshard(const ReshardOp &O) {
+  const Value *Src = O.operand(0), *Dst = O.result();
   std::optional<ReshardSteps> Steps =
-      planReshard(Natural, Op->Result->Type, evenOn());
-  if (!Steps) {
-    Ctx->Diags.report(Op->Loc, diag::NoReshardPlan, Natural.str(*M->Mesh),
-                      Op->Result->Type.str(*M->Mesh));
-    return false;
-  }
+      planReshard(Src->type(), Dst->type(), evenOn());
+  assert(Steps && "the frontend checks that every reshard has a plan");
+  if (Steps->empty()) // nothing moves: the result is a view of the operand
+    Steps->push_back({OpKind::View, {}, -1, -1, Src->type(), Dst->type()});
+  map(Dst, emit(lowered(Src), *Steps, O, Dst->name()));
+}
+
+void InsertCollectives::local(const Op &O) {
+  const Value *Final = O.result();
+  ShardType Natural = O.naturalType();
+  std::optional<ReshardSteps> Steps =
+      planReshard(Natural, Final->type(), evenOn());
+  assert(Steps && "the frontend checks that every result has a plan");
   // The op computes in its operands' sharding; the written type follows.
-  Value *Final = Op->Result;
-  if (!Steps->empty())
-    Op->Result = M->newValue(Final->Name + ".local", Natural, Op.get());
-  Operation &Self = *Out.emplace_back(std::move(Op));
-  emit(Self.Result, *Steps, Self, Final, Out);
-  return true;
+  bool Direct = Steps->empty();
+  Op *Copy =
+      B->cloneAs(O, loweredOperands(O),
+                 Direct ? Final->name() : Final->name() + ".local", Natural);
+  map(Final,
+      Direct ? Copy->result() : emit(Copy->result(), *Steps, O, Final->name()));
 }
 
-bool InsertCollectives::reshard(Operation &Op,
-                                std::vector<std::unique_ptr<Operation>> &Out) {
-  std::optional<ReshardSteps> Steps =
-      planReshard(Op.Operands[0]->Type, Op.Result->Type, evenOn());
-  if (!Steps) {
-    Ctx->Diags.report(Op.Loc, diag::NoReshardPlan,
-                      Op.Operands[0]->Type.str(*M->Mesh),
-                      Op.Result->Type.str(*M->Mesh));
-    return false;
-  }
-  if (Steps->empty()) {
-    // Nothing moves: the result is a view of the operand.
-    ReshardStep View{OpKind::Slice,  {}, -1, -1, Op.Operands[0]->Type,
-                     Op.Result->Type};
-    Steps->push_back(View);
-  }
-  emit(Op.Operands[0], *Steps, Op, Op.Result, Out);
-  return true;
+double InsertCollectives::stepsTime(llvm::ArrayRef<ReshardStep> Steps) {
+  double T = 0;
+  for (const ReshardStep &S : Steps)
+    if (std::optional<CollectiveKind> K = collectiveKindOf(S.Kind))
+      T += C->placements()
+               .place(*K, AxisSet::of(S.Axes), stepGroupBytes(S, C->mesh()))
+               .Time;
+  return T;
+}
+
+PricedPlan InsertCollectives::price(const ContractionOp &O,
+                                    const ContractionPlan &P) {
+  const MeshSpec &M = C->mesh();
+  OpWork W = ContractionOp::workFor(P.L, P.R, P.Natural, O.dims(), M);
+  double Compute = computeTime(W, M.Cluster->Chip).time();
+  double Comms =
+      stepsTime(P.LSteps) + stepsTime(P.RSteps) + stepsTime(P.OutSteps);
+  return {P, combineTime(Compute, Comms, C->config().Overlap),
+          countCollectives(P.LSteps) + countCollectives(P.RSteps) +
+              countCollectives(P.OutSteps)};
+}
+
+PlanSummary InsertCollectives::summarise(const ContractionOp &O,
+                                         const PricedPlan &P) const {
+  PlanSummary S;
+  S.Time = P.Time;
+  auto Add = [&](llvm::ArrayRef<ReshardStep> Steps, const Value *V) {
+    for (const ReshardStep &Step : Steps)
+      if (Step.Kind != OpKind::View)
+        S.Steps.push_back({Step.Kind, V->name(), Step.Axes});
+  };
+  Add(P.Plan.LSteps, O.operand(0));
+  Add(P.Plan.RSteps, O.operand(1));
+  Add(P.Plan.OutSteps, O.result());
+  return S;
+}
+
+void InsertCollectives::contraction(const ContractionOp &O) {
+  ContractionShape Shape{O.operand(0)->type(), O.operand(1)->type(),
+                         O.result()->type(), O.dims()};
+  // Each candidate is priced as it is found; the best two are kept (the
+  // first found wins a tie, as a stable sort of all of them would give).
+  std::optional<PricedPlan> Best, Second;
+  forEachContractionPlan(Shape, evenOn(), [&](const ContractionPlan &P) {
+    PricedPlan X = price(O, P);
+    if (!Best || cheaper(X, *Best)) {
+      Second = std::move(Best);
+      Best = std::move(X);
+    } else if (!Second || cheaper(X, *Second)) {
+      Second = std::move(X);
+    }
+  });
+  assert(Best && "the frontend checks that every contraction has a plan");
+  PlanChoice &Choice = C->Tables.Choices[O.stmt()].emplace();
+  Choice.Chosen = summarise(O, *Best);
+  if (Second)
+    Choice.Rejected = summarise(O, *Second);
+
+  const ContractionPlan &P = Best->Plan;
+  const std::string &Final = O.result()->name();
+  Value *L = emit(lowered(O.operand(0)), P.LSteps, O, "");
+  Value *R = emit(lowered(O.operand(1)), P.RSteps, O, "");
+  std::string Name = P.OutSteps.empty()            ? Final
+                     : P.Natural.Unreduced.empty() ? Final + ".local"
+                                                   : Final + ".partial";
+  Op *Product = B->cloneAs(O, {L, R}, Name, P.Natural);
+  map(O.result(), emit(Product->result(), P.OutSteps, O, Final));
 }
 
 } // namespace

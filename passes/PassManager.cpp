@@ -1,10 +1,17 @@
-//===- PassManager.cpp - The pipeline -------------------------------------===//
+//===- PassManager.cpp - The pipeline and the re-cost call ----------------===//
 #include "diag/Diagnostic.h"
-#include "passes/Pass.h"
+#include "ir/Format.h"
+#include "passes/Describe.h"
+#include "passes/Pipeline.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
+#include <fmt/format.h>
 
 using namespace shardc;
+
+MeshCompile::MeshCompile(const Module &Checked, MeshSpec M)
+    : Checked(Checked), Mesh(std::move(M)), Cache(Mesh) {}
 
 std::vector<std::string> shardc::passNames() {
   return {
@@ -13,31 +20,103 @@ std::vector<std::string> shardc::passNames() {
   };
 }
 
-bool shardc::runPipeline(Module &M, DiagnosticEngine &Diags,
-                         const llvm::SourceMgr &SM, const PipelineOptions &Opts,
-                         llvm::raw_ostream &OS) {
+namespace {
+
+/// The `// cost:` and `// comms:` lines of --emit=costs under one op.
+void printCosts(const MeshCompile &C, const Op &O, llvm::raw_ostream &OS,
+                unsigned Indent) {
+  const Analyses &T = C.Tables;
+  if (O.id() < T.OpCosts.size() && T.OpCosts[O.id()] && !isa<InputOp>(O)) {
+    const OpCost &Cost = *T.OpCosts[O.id()];
+    OS.indent(Indent) << fmt::format(
+        "// cost: {}, {}, t_math {}, t_hbm {}, {}-bound\n",
+        formatAmount(Cost.Flops, "FLOP"), formatAmount(Cost.HbmBytes, "B"),
+        formatTime(Cost.TMath), formatTime(Cost.THbm),
+        boundName(Cost.Bounded).str());
+  }
+  if (O.id() >= T.Collectives.size() || !T.Collectives[O.id()])
+    return;
+  const CollectiveCost &CC = *T.Collectives[O.id()];
+  std::string Levels;
+  for (const LevelCost &L : CC.Levels)
+    Levels += fmt::format(", {}: fan-in {}, {} per uplink, {}",
+                          C.mesh().Cluster->Levels[L.Level].Name, L.FanIn,
+                          formatAmount(L.Bytes, "B"), formatTime(L.Time));
+  OS.indent(Indent) << fmt::format("// comms: V {}, t_comms {}{}\n",
+                                   formatAmount(CC.GroupBytes, "B"),
+                                   formatTime(CC.Time), Levels);
+}
+
+} // namespace
+
+void shardc::printAnnotated(const MeshCompile &C, llvm::raw_ostream &OS,
+                            bool WithCosts) {
+  const Module &M = C.lowered() ? *C.lowered() : C.checked();
+  const auto &Choices = C.Tables.Choices;
+  printModule(M, OS, [&](const Op &O, llvm::raw_ostream &OS, unsigned Indent) {
+    // A statement's choice is remarked on the product it chose.
+    if (M.isLowered() && isa<ContractionOp>(O) && O.stmt() < Choices.size() &&
+        Choices[O.stmt()])
+      if (std::string R = choiceRemark(*Choices[O.stmt()], M.names());
+          !R.empty())
+        OS.indent(Indent) << "// remark: " << R << "\n";
+    if (WithCosts && M.isLowered())
+      printCosts(C, O, OS, Indent);
+  });
+}
+
+llvm::Error shardc::runPipeline(MeshCompile &C, DiagnosticEngine &Diags,
+                                const PipelineOptions &Opts,
+                                llvm::raw_ostream &OS) {
   std::vector<std::unique_ptr<Pass>> Passes;
 #define PASS(Name, Flag, Factory) Passes.push_back(Factory());
 #include "passes/Passes.def"
-  PassContext Ctx(Diags, *M.Mesh);
   for (auto &P : Passes) {
-    if (!P->run(M, Ctx))
-      return false;
-    if (Opts.VerifyEach) {
-      std::string Err = verifyModule(M);
-      if (!Err.empty()) {
-        llvm::errs() << "shardc: internal error: IR verification failed after "
-                     << P->name() << ": " << Err << "\n";
-        return false;
-      }
-    }
+    if (!P->run(C, Diags))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "the %s pass reported errors",
+                                     P->name().str().c_str());
+    if (Opts.VerifyEach && C.lowered())
+      if (std::string Err = verifyModule(*C.lowered()); !Err.empty())
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "IR verification failed after %s: %s",
+                                       P->name().str().c_str(), Err.c_str());
     if (llvm::is_contained(Opts.PrintAfter, "all") ||
         llvm::is_contained(Opts.PrintAfter, P->name())) {
       OS << "// IR after " << P->name() << "\n";
-      printModule(M, SM, OS, /*WithCosts=*/true);
+      printAnnotated(C, OS, /*WithCosts=*/true);
     }
-    if (Opts.StopAfter == P->name())
-      break;
   }
-  return true;
+  return llvm::Error::success();
+}
+
+/// The mesh must use the checked module's axes by name and position: the
+/// types refer to axes by position.
+static llvm::Error checkAxes(const Module &Checked, const MeshSpec &Mesh) {
+  const std::vector<std::string> &Want = Checked.names().Axes;
+  std::vector<std::string> Have;
+  for (const MeshAxis &A : Mesh.Axes)
+    Have.push_back(A.Name);
+  if (Have != Want)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "mesh '%s' has axes [%s]; the program is written for [%s]",
+        Mesh.Name.c_str(), llvm::join(Have, ", ").c_str(),
+        llvm::join(Want, ", ").c_str());
+  if (!Mesh.Cluster || Mesh.numChips() > Mesh.Cluster->numChips())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "mesh '%s' does not fit its cluster",
+                                   Mesh.Name.c_str());
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<MeshCompile>>
+shardc::compileForMesh(const Module &Checked, const MeshSpec &Mesh,
+                       DiagnosticEngine &Diags) {
+  if (llvm::Error E = checkAxes(Checked, Mesh))
+    return E;
+  auto C = std::make_unique<MeshCompile>(Checked, Mesh);
+  if (llvm::Error E = runPipeline(*C, Diags, {}, llvm::nulls()))
+    return E;
+  return C;
 }

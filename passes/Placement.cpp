@@ -296,6 +296,14 @@ CollectivePlacement PlacementCache::place(CollectiveKind Kind,
   return priceCoefficients(*Mesh.Cluster, coefficients(Kind, Axes), GroupBytes);
 }
 
+CollectivePlacement PlacementCache::place(CollectiveKind Kind, AxisSet Axes,
+                                          double GroupBytes) {
+  llvm::SmallVector<unsigned, 8> List;
+  for (AxisId A : Axes.list())
+    List.push_back(A);
+  return place(Kind, List, GroupBytes);
+}
+
 CollectivePlacement shardc::placeCollective(const MeshSpec &Mesh,
                                             CollectiveKind Kind,
                                             llvm::ArrayRef<unsigned> Axes,

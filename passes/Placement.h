@@ -11,6 +11,7 @@
 #define SHARDC_PASSES_PLACEMENT_H
 
 #include "ir/Hardware.h"
+#include "ir/Types.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -67,6 +68,9 @@ public:
 
   /// The placement of a collective over \p Axes on \p GroupBytes per group.
   CollectivePlacement place(CollectiveKind Kind, llvm::ArrayRef<unsigned> Axes,
+                            double GroupBytes);
+  /// The same for an axis set.
+  CollectivePlacement place(CollectiveKind Kind, AxisSet Axes,
                             double GroupBytes);
 
   /// The coefficients of a collective over \p Axes, computed on first use.

@@ -6,9 +6,9 @@
 // sorted order within each object, so the output is stable and diffable.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Describe.h"
 #include "report/Report.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace shardc;
@@ -75,18 +75,19 @@ void clusterJson(OStream &J, const ClusterSpec &C) {
   });
 }
 
-void collectiveJson(OStream &J, const Operation &Op, const MeshSpec &M) {
-  const CollectiveCost &C = *Op.CommCost;
+void collectiveJson(OStream &J, const CollectiveOp &Op, const MeshCompile &C) {
+  const CollectiveCost &Cost = *C.Tables.Collectives[Op.id()];
+  const MeshSpec &M = C.mesh();
   J.object([&] {
     J.attributeArray("axes", [&] {
-      for (unsigned A : Op.Axes)
+      for (AxisId A : Op.axes())
         J.value(M.Axes[A].Name);
     });
-    J.attribute("bytes", C.GroupBytes);
-    J.attribute("kind", collectiveName(collectiveKindOf(Op.Kind)));
-    J.attribute("latency_s", C.LatencyTime);
+    J.attribute("bytes", Cost.GroupBytes);
+    J.attribute("kind", collectiveName(Op.collectiveKind()));
+    J.attribute("latency_s", Cost.LatencyTime);
     J.attributeArray("levels", [&] {
-      for (const LevelCost &L : C.Levels)
+      for (const LevelCost &L : Cost.Levels)
         J.object([&] {
           J.attribute("bytes", L.Bytes);
           J.attribute("fan_in", L.FanIn);
@@ -94,50 +95,54 @@ void collectiveJson(OStream &J, const Operation &Op, const MeshSpec &M) {
           J.attribute("t_s", L.Time);
         });
     });
-    J.attribute("t_s", C.Time);
+    J.attribute("t_s", Cost.Time);
   });
 }
 
-void opJson(OStream &J, const Statement &S,
-            const std::vector<const Operation *> &Colls, const MeshSpec &M) {
-  const OpCost &C = *S.Cost;
+void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
+            llvm::ArrayRef<const CollectiveOp *> Colls) {
+  const Statement &S = C.checked().statement(Stmt);
+  const OpCost &Cost = *C.Tables.StatementCosts[Stmt];
+  const std::optional<PlanChoice> &Choice = C.Tables.Choices[Stmt];
+  const TypeNames &Names = C.checked().names();
   J.object([&] {
-    J.attribute("bound", boundName(C.Bounded));
-    if (!S.Choice.empty())
-      J.attribute("choice", S.Choice);
+    J.attribute("bound", boundName(Cost.Bounded));
+    if (Choice)
+      J.attribute("choice", describePlan(Choice->Chosen, Names));
     J.attributeArray("collectives", [&] {
-      for (const Operation *Op : Colls)
-        collectiveJson(J, *Op, M);
+      for (const CollectiveOp *Op : Colls)
+        collectiveJson(J, *Op, C);
     });
-    J.attribute("flops_per_chip", C.Flops);
-    J.attribute("hbm_bytes_per_chip", C.HbmBytes);
-    J.attribute("intensity", C.HbmBytes > 0 ? C.Flops / C.HbmBytes : 0.0);
-    J.attribute("kind", S.KindName);
-    J.attribute("line", int64_t(S.Line));
+    J.attribute("flops_per_chip", Cost.Flops);
+    J.attribute("hbm_bytes_per_chip", Cost.HbmBytes);
+    J.attribute("intensity",
+                Cost.HbmBytes > 0 ? Cost.Flops / Cost.HbmBytes : 0.0);
+    J.attribute("kind", opNoun(S.Kind));
+    J.attribute("line", int64_t(S.Location.Line));
     J.attribute("name", S.Name);
-    if (S.RejectedTime)
+    if (Choice && Choice->Rejected)
       J.attributeObject("rejected", [&] {
-        J.attribute("plan", S.Rejected);
-        J.attribute("time_s", *S.RejectedTime);
+        J.attribute("plan", describePlan(*Choice->Rejected, Names));
+        J.attribute("time_s", Choice->Rejected->Time);
       });
     J.attribute("repeat", S.Repeat);
-    J.attribute("t_comms_s", C.TComms);
-    J.attribute("t_hbm_s", C.THbm);
-    J.attribute("t_math_s", C.TMath);
-    J.attribute("time_s", C.Time);
+    J.attribute("t_comms_s", Cost.TComms);
+    J.attribute("t_hbm_s", Cost.THbm);
+    J.attribute("t_math_s", Cost.TMath);
+    J.attribute("time_s", Cost.Time);
   });
 }
 
-void tensorsJson(OStream &J, const Module &M) {
+void tensorsJson(OStream &J, const MeshCompile &C) {
   J.attributeArray("tensors", [&] {
-    for (const TensorInfo &T : inputTensors(M))
+    for (const TensorInfo &T : inputTensors(C))
       J.object([&] {
         J.attribute("bytes_per_chip", T.Bytes);
         J.attribute("hbm_read_s", T.ReadTime);
-        J.attribute("line", int64_t(T.Decl->Line));
+        J.attribute("line", int64_t(T.Decl->Location.Line));
         J.attribute("local_shape", T.LocalShape);
         J.attribute("name", T.Decl->Name);
-        J.attribute("type", T.V->Type.str(*M.Mesh));
+        J.attribute("type", C.checked().typeStr(T.V->type()));
       });
   });
 }
@@ -159,22 +164,23 @@ void totalJson(OStream &J, const ProgramCost &T) {
 
 } // namespace
 
-void shardc::printJsonReport(const Module &M, const llvm::SourceMgr &SM,
-                             llvm::raw_ostream &OS) {
-  auto Colls = collectivesByStatement(M);
+void shardc::printJsonReport(const MeshCompile &C, llvm::raw_ostream &OS) {
+  auto Colls = collectivesByStatement(*C.lowered());
+  const ProgramInfo &Info = C.checked().info();
   OStream J(OS, /*IndentSize=*/2);
   J.object([&] {
-    clusterJson(J, *M.Mesh->Cluster);
-    meshJson(J, *M.Mesh);
+    clusterJson(J, *C.mesh().Cluster);
+    meshJson(J, C.mesh());
     J.attributeArray("ops", [&] {
-      for (size_t I = 0; I < M.Statements.size(); ++I)
-        if (M.Statements[I].Cost && M.Statements[I].KindName != "input")
-          opJson(J, M.Statements[I], Colls[I], *M.Mesh);
+      for (size_t I = 0; I < Info.Statements.size(); ++I)
+        if (C.Tables.StatementCosts[I] &&
+            Info.Statements[I].Kind != OpKind::Input)
+          opJson(J, C, I, Colls[I]);
     });
-    J.attribute("overlap", M.Config.Overlap);
-    J.attribute("source", M.SourceName);
-    tensorsJson(J, M);
-    totalJson(J, *M.Totals);
+    J.attribute("overlap", C.config().Overlap);
+    J.attribute("source", Info.SourceName);
+    tensorsJson(J, C);
+    totalJson(J, *C.Tables.Totals);
     J.attribute("version", int64_t(JsonVersion));
   });
   OS << "\n";

@@ -1,36 +1,34 @@
 //===- Report.h - What shardc prints: the table and the JSON ----*- C++ -*-===//
 //
-// Both renderings read the same costed module: a text table for people
-// (human units, times to 4 significant figures) and a versioned JSON
-// document for programs (SI base units; docs/json.md). Neither computes a
-// number of its own beyond unit conversion, so they always agree.
+// Both renderings read the same MeshCompile (the lowered module and the
+// passes' side tables): a text table for people (human units, times to 4
+// significant figures) and a versioned JSON document for programs (SI base
+// units; docs/json.md). Neither computes a number of its own beyond unit
+// conversion, so they always agree.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_REPORT_REPORT_H
 #define SHARDC_REPORT_REPORT_H
 
 #include "ir/Format.h"
-#include "ir/IR.h"
+#include "passes/Pipeline.h"
 #include <string>
 
 namespace llvm {
 class raw_ostream;
-class SourceMgr;
 } // namespace llvm
 
 namespace shardc {
 
 constexpr unsigned JsonVersion = 1;
 
-void printTextReport(const Module &M, const llvm::SourceMgr &SM,
-                     llvm::raw_ostream &OS);
-void printJsonReport(const Module &M, const llvm::SourceMgr &SM,
-                     llvm::raw_ostream &OS);
+void printTextReport(const MeshCompile &C, llvm::raw_ostream &OS);
+void printJsonReport(const MeshCompile &C, llvm::raw_ostream &OS);
 
 /// The collectives that realise each statement, in program order, indexed
 /// by statement.
-std::vector<std::vector<const Operation *>>
-collectivesByStatement(const Module &M);
+std::vector<std::vector<const CollectiveOp *>>
+collectivesByStatement(const Module &Lowered);
 
 /// A declared tensor as one chip holds it.
 struct TensorInfo {
@@ -40,7 +38,7 @@ struct TensorInfo {
   double Bytes = 0;       ///< per chip
   double ReadTime = 0;    ///< Bytes / hbm_bw
 };
-std::vector<TensorInfo> inputTensors(const Module &M);
+std::vector<TensorInfo> inputTensors(const MeshCompile &C);
 
 } // namespace shardc
 

@@ -10,7 +10,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tests/support/CompileInProcess.h"
-#include "passes/Pass.h"
 #include "report/Report.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -52,34 +51,37 @@ struct CostChecker {
 
 } // namespace
 
-std::string shardc::testgen::checkCostsSane(const Module &M) {
+std::string shardc::testgen::checkCostsSane(const MeshCompile &MC) {
   CostChecker C;
-  walk(M.Body, [&](const Operation &Op) {
-    std::string Where = fmt::format("op '{}'", opMnemonic(Op.Kind).str());
-    if (Op.Cost)
-      C.op(*Op.Cost, Where);
-    if (Op.CommCost)
-      C.collective(*Op.CommCost, Where);
+  const Analyses &T = MC.Tables;
+  walk(MC.lowered()->body(), [&](const Op &O) {
+    std::string Where = fmt::format("op '{}'", opMnemonic(O.kind()).str());
+    if (O.id() < T.OpCosts.size() && T.OpCosts[O.id()])
+      C.op(*T.OpCosts[O.id()], Where);
+    if (O.id() < T.Collectives.size() && T.Collectives[O.id()])
+      C.collective(*T.Collectives[O.id()], Where);
   });
-  for (const Statement &S : M.Statements) {
-    if (S.Cost)
-      C.op(*S.Cost, "statement '" + S.Name + "'");
-    if (S.RejectedTime)
-      C.check(*S.RejectedTime, "statement '" + S.Name + "' rejected time");
+  const ProgramInfo &Info = MC.checked().info();
+  for (size_t I = 0; I < Info.Statements.size(); ++I) {
+    std::string Where = "statement '" + Info.Statements[I].Name + "'";
+    if (T.StatementCosts[I])
+      C.op(*T.StatementCosts[I], Where);
+    if (T.Choices[I] && T.Choices[I]->Rejected)
+      C.check(T.Choices[I]->Rejected->Time, Where + " rejected time");
   }
-  if (M.Totals) {
-    const ProgramCost &T = *M.Totals;
-    C.check(T.Time, "total time");
-    C.check(T.TMath, "total T_math");
-    C.check(T.THbm, "total T_hbm");
-    C.check(T.TComms, "total T_comms");
-    C.check(T.Flops, "total FLOPs");
-    C.check(T.Mfu, "MFU");
-    for (double B : T.LevelBytes)
+  if (T.Totals) {
+    const ProgramCost &P = *T.Totals;
+    C.check(P.Time, "total time");
+    C.check(P.TMath, "total T_math");
+    C.check(P.THbm, "total T_hbm");
+    C.check(P.TComms, "total T_comms");
+    C.check(P.Flops, "total FLOPs");
+    C.check(P.Mfu, "MFU");
+    for (double B : P.LevelBytes)
       C.check(B, "level bytes");
     // Useful FLOPs can never take less than the whole mesh at peak.
-    if (C.Bad.empty() && T.Mfu > 1 + 1e-9)
-      C.Bad = fmt::format("MFU is {} > 1", T.Mfu);
+    if (C.Bad.empty() && P.Mfu > 1 + 1e-9)
+      C.Bad = fmt::format("MFU is {} > 1", P.Mfu);
   }
   return C.Bad;
 }
@@ -122,29 +124,29 @@ shardc::testgen::compileInProcess(llvm::StringRef Source,
   if (!loadProgram(Id, Diags, Opts, R->P) || !checkProgram(Diags, R->P) ||
       !R->P.IR)
     return Finish();
-  Module &M = *R->P.IR;
+  const Module &M = *R->P.IR;
   if (std::string Broken = verifyModule(M); !Broken.empty()) {
     R->InternalError = "invalid IR after checking: " + Broken;
     return Finish();
   }
   PipelineOptions P;
   P.VerifyEach = true;
-  std::string Printed; // the verifier's message goes to errs(); keep ours
-  llvm::raw_string_ostream Null(Printed);
-  if (!runPipeline(M, Diags, R->SM, P, Null)) {
+  R->Compile = std::make_unique<MeshCompile>(M, M.mesh());
+  if (llvm::Error E = runPipeline(*R->Compile, Diags, P, llvm::nulls())) {
+    std::string Msg = llvm::toString(std::move(E));
     if (!Diags.hasErrors())
-      R->InternalError = "IR verification failed in the pipeline";
+      R->InternalError = Msg;
     return Finish();
   }
-  if (std::string Bad = checkCostsSane(M); !Bad.empty()) {
+  if (std::string Bad = checkCostsSane(*R->Compile); !Bad.empty()) {
     R->InternalError = "bad cost: " + Bad;
     return Finish();
   }
   R->Compiled = !Diags.hasErrors();
   if (O.Reports && R->Compiled) {
     llvm::raw_string_ostream Text(R->Text), Json(R->Json);
-    printTextReport(M, R->SM, Text);
-    printJsonReport(M, R->SM, Json);
+    printTextReport(*R->Compile, Text);
+    printJsonReport(*R->Compile, Json);
   }
   return Finish();
 }

@@ -11,8 +11,9 @@
 #ifndef SHARDC_TESTS_SUPPORT_COMPILEINPROCESS_H
 #define SHARDC_TESTS_SUPPORT_COMPILEINPROCESS_H
 
-#include "frontend/Compiler.h"
 #include "diag/Diagnostic.h"
+#include "frontend/Compiler.h"
+#include "passes/Pipeline.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SourceMgr.h"
 #include <memory>
@@ -33,6 +34,8 @@ struct InProcessOptions {
 struct InProcessResult {
   llvm::SourceMgr SM;
   Program P;
+  /// The checked module on its mesh: the lowered module and the tables.
+  std::unique_ptr<MeshCompile> Compile;
   /// Every diagnostic, rendered `line:col: message`; none are printed.
   std::vector<std::string> Diagnostics;
   unsigned Errors = 0;
@@ -47,9 +50,9 @@ struct InProcessResult {
 std::unique_ptr<InProcessResult> compileInProcess(llvm::StringRef Source,
                                                   const InProcessOptions &O);
 
-/// Describes the first cost of \p M (an op, a statement, a collective's
+/// Describes the first cost of \p C (an op, a statement, a collective's
 /// level or a total) that is NaN, infinite or negative; empty when none is.
-std::string checkCostsSane(const Module &M);
+std::string checkCostsSane(const MeshCompile &C);
 
 /// True when every string literal in \p Source (the only place an import
 /// path can be written) stays inside the folder it is resolved in: no `/`,

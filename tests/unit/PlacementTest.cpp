@@ -58,7 +58,7 @@ MeshSpec mesh(const ClusterSpec &C,
               std::initializer_list<std::pair<const char *, int64_t>> Axes) {
   MeshSpec M;
   M.Name = "m";
-  M.Cluster = &C;
+  M.Cluster = std::make_shared<ClusterSpec>(C);
   for (auto [Name, Size] : Axes)
     M.Axes.push_back({Name, Size});
   return M;
@@ -212,6 +212,7 @@ TEST(PlacementTest, AllReduceOneNode) {
 
   // CASES.md G-6: with in_network_reduction, bytes = V = 1e9; T = V / 450e9.
   C.Levels[0].InNetworkReduction = true;
+  M = mesh(C, {{"X", 8}});
   P = placeCollective(M, AR, {0}, 1e9);
   ASSERT_EQ(P.Levels.size(), 1u);
   expectLevel(P.Levels[0], 0, 8, 1e9, 1e9 / 450e9);
@@ -236,6 +237,7 @@ TEST(PlacementTest, AllReduceSuperPodLeafReduction) {
   // With SHARP at the leaf: leaf bytes = V = 1e12, T = 2.5 s; the node's
   // 3.8889 s now bounds.
   C.Levels[1].InNetworkReduction = true;
+  M = mesh(C, {{"X", 1024}});
   P = placeCollective(M, AR, {0}, 1e12);
   expectLevel(P.Levels[1], 1, 32, 1e12, 2.5);
   EXPECT_EQ(P.BoundLevel, 0u);
@@ -479,6 +481,7 @@ TEST(PlacementTest, SwitchBandwidthLimits) {
   expectRel(P.Time, 29360128 / 250e9);
   // Only bw given: W = 3.6e12 / 8 = 450e9, the same as G-11.
   C.Levels[0] = level("node", 8, 0, 3.6e12);
+  M = mesh(C, {{"X", 8}});
   P = placeCollective(M, AG, {0}, 33554432);
   expectRel(P.Time, 29360128 / 450e9);
 }

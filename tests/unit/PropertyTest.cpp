@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Format.h"
+#include "passes/Describe.h"
 #include "passes/Placement.h"
 #include "shardc/Config.h"
 #include "tests/support/CompileInProcess.h"
@@ -53,27 +54,30 @@ std::string explain(const InProcessResult &R, const std::string &Source) {
 }
 
 /// The statements that the reports print (inputs have no row).
-std::vector<const Statement *> reportedStatements(const Module &M) {
-  std::vector<const Statement *> Out;
-  for (const Statement &S : M.Statements)
-    if (S.Cost && S.KindName != "input")
-      Out.push_back(&S);
+std::vector<unsigned> reportedStatements(const MeshCompile &C) {
+  std::vector<unsigned> Out;
+  const auto &Stmts = C.checked().info().Statements;
+  for (unsigned I = 0; I < Stmts.size(); ++I)
+    if (C.Tables.StatementCosts[I] && Stmts[I].Kind != OpKind::Input)
+      Out.push_back(I);
   return Out;
 }
 
 struct CollectiveSeen {
   OpKind Kind;
-  llvm::SmallVector<unsigned, 2> Axes;
+  AxisList Axes;
   double Bytes, Time, Latency;
 };
 
-/// Every collective of \p M, grouped by the statement it realises.
-std::vector<std::vector<CollectiveSeen>> collectives(const Module &M) {
-  std::vector<std::vector<CollectiveSeen>> Out(M.Statements.size());
-  walk(M.Body, [&](const Operation &Op) {
-    if (isCollective(Op.Kind) && Op.CommCost)
-      Out[Op.Stmt].push_back({Op.Kind, Op.Axes, Op.CommCost->GroupBytes,
-                              Op.CommCost->Time, Op.CommCost->LatencyTime});
+/// Every collective of \p C, grouped by the statement it realises.
+std::vector<std::vector<CollectiveSeen>> collectives(const MeshCompile &C) {
+  std::vector<std::vector<CollectiveSeen>> Out(
+      C.checked().info().Statements.size());
+  walk<CollectiveOp>(C.lowered()->body(), [&](const CollectiveOp &O) {
+    const CollectiveCost &Cost = *C.Tables.Collectives[O.id()];
+    Out[O.stmt()].push_back({O.kind(),
+                             AxisList(O.axes().begin(), O.axes().end()),
+                             Cost.GroupBytes, Cost.Time, Cost.LatencyTime});
   });
   return Out;
 }
@@ -138,25 +142,21 @@ protected:
 };
 
 TEST_P(PropertyTest, EveryCostIsFiniteAndNonNegative) {
-  EXPECT_EQ(checkCostsSane(*R->P.IR), "");
+  EXPECT_EQ(checkCostsSane(*R->Compile), "");
   llvm::Expected<llvm::json::Value> J = llvm::json::parse(R->Json);
   ASSERT_TRUE(bool(J)) << llvm::toString(J.takeError());
   expectNumbersSane(*J, "$");
 }
 
 TEST_P(PropertyTest, CollectiveOverOneChipCostsNothing) {
-  const Module &M = *R->P.IR;
-  walk(M.Body, [&](const Operation &Op) {
-    if (!isCollective(Op.Kind))
+  const MeshCompile &C = *R->Compile;
+  walk<CollectiveOp>(C.lowered()->body(), [&](const CollectiveOp &O) {
+    if (axesProduct(O.axes(), C.mesh()) != 1)
       return;
-    int64_t Group = 1;
-    for (unsigned A : Op.Axes)
-      Group *= M.Mesh->Axes[A].Size;
-    if (Group != 1)
-      return;
-    ASSERT_TRUE(Op.CommCost.has_value());
-    EXPECT_EQ(Op.CommCost->Time, 0.0) << Source;
-    EXPECT_TRUE(Op.CommCost->Levels.empty()) << Source;
+    const auto &Cost = C.Tables.Collectives[O.id()];
+    ASSERT_TRUE(Cost.has_value());
+    EXPECT_EQ(Cost->Time, 0.0) << Source;
+    EXPECT_TRUE(Cost->Levels.empty()) << Source;
   });
 }
 
@@ -171,7 +171,7 @@ TEST_P(PropertyTest, DoublingBandwidthHalvesCollectiveTimes) {
   }
   auto A = compile(Slow.render()), B = compile(Fast.render());
   ASSERT_TRUE(A->Compiled && B->Compiled) << Slow.render();
-  auto Ca = collectives(*A->P.IR), Cb = collectives(*B->P.IR);
+  auto Ca = collectives(*A->Compile), Cb = collectives(*B->Compile);
   ASSERT_EQ(Ca.size(), Cb.size());
   for (size_t S = 0; S < Ca.size(); ++S) {
     // Faster links can change a contraction's plan; compare equal plans.
@@ -182,7 +182,7 @@ TEST_P(PropertyTest, DoublingBandwidthHalvesCollectiveTimes) {
     for (size_t K = 0; Same && K < Ca[S].size(); ++K) {
       EXPECT_EQ(Ca[S][K].Latency, 0.0);
       EXPECT_DOUBLE_EQ(Cb[S][K].Time, Ca[S][K].Time / 2)
-          << "statement " << A->P.IR->Statements[S].Name << "\n"
+          << "statement " << A->P.IR->statement(S).Name << "\n"
           << Slow.render();
     }
   }
@@ -196,47 +196,56 @@ TEST_P(PropertyTest, MoreChipsOnAnAxisNeverIncreaseTMath) {
   auto A = compile(Few.render()), B = compile(Many.render());
   ASSERT_TRUE(A->Compiled) << explain(*A, Few.render());
   ASSERT_TRUE(B->Compiled) << explain(*B, Many.render());
-  const auto &Sa = A->P.IR->Statements, &Sb = B->P.IR->Statements;
-  ASSERT_EQ(Sa.size(), Sb.size());
+  const Analyses &Ta = A->Compile->Tables, &Tb = B->Compile->Tables;
+  const auto &Sa = A->P.IR->info().Statements;
+  ASSERT_EQ(Ta.StatementCosts.size(), Tb.StatementCosts.size());
+  const TypeNames &N = A->P.IR->names();
+  auto Plan = [&](const Analyses &T, size_t I) {
+    return T.Choices[I] ? describePlan(T.Choices[I]->Chosen, N) : "";
+  };
   for (size_t I = 0; I < Sa.size(); ++I) {
-    if (!Sa[I].Cost || !Sb[I].Cost || Sa[I].Choice != Sb[I].Choice)
+    if (!Ta.StatementCosts[I] || !Tb.StatementCosts[I] ||
+        Plan(Ta, I) != Plan(Tb, I))
       continue; // a different plan may trade compute for communication
-    EXPECT_LE(Sb[I].Cost->TMath, Sa[I].Cost->TMath * (1 + 1e-12))
-        << "statement '" << Sa[I].Name << "' at line " << Sa[I].Line << "\n"
+    EXPECT_LE(Tb.StatementCosts[I]->TMath,
+              Ta.StatementCosts[I]->TMath * (1 + 1e-12))
+        << "statement '" << Sa[I].Name << "' at line " << Sa[I].Location.Line
+        << "\n"
         << Few.render() << "\nwith axis "
         << Many.Axes[GetParam() % Many.Axes.size()].Name << " doubled";
   }
 }
 
 TEST_P(PropertyTest, TextAndJsonReportsAgree) {
-  const Module &M = *R->P.IR;
+  const MeshCompile &C = *R->Compile;
   llvm::Expected<llvm::json::Value> J = llvm::json::parse(R->Json);
   ASSERT_TRUE(bool(J)) << llvm::toString(J.takeError());
   const llvm::json::Array *Ops = J->getAsObject()->getArray("ops");
   ASSERT_NE(Ops, nullptr);
-  std::vector<const Statement *> Stmts = reportedStatements(M);
+  std::vector<unsigned> Stmts = reportedStatements(C);
   auto Rows = textRows(R->Text);
   ASSERT_EQ(Ops->size(), Stmts.size());
   ASSERT_EQ(Rows.size(), Stmts.size()) << R->Text;
   for (size_t I = 0; I < Stmts.size(); ++I) {
-    const Statement &S = *Stmts[I];
+    const Statement &S = C.checked().statement(Stmts[I]);
+    const OpCost &Cost = *C.Tables.StatementCosts[Stmts[I]];
     const llvm::json::Object &Op = *(*Ops)[I].getAsObject();
     EXPECT_EQ(*Op.getString("name"), S.Name);
-    EXPECT_EQ(*Op.getInteger("line"), S.Line);
-    EXPECT_EQ(*Op.getNumber("time_s"), S.Cost->Time);
-    EXPECT_EQ(*Op.getNumber("t_math_s"), S.Cost->TMath);
-    EXPECT_EQ(*Op.getNumber("t_hbm_s"), S.Cost->THbm);
-    EXPECT_EQ(*Op.getNumber("t_comms_s"), S.Cost->TComms);
-    const TextRow &Row = Rows[{S.Name, S.Line}];
+    EXPECT_EQ(*Op.getInteger("line"), S.Location.Line);
+    EXPECT_EQ(*Op.getNumber("time_s"), Cost.Time);
+    EXPECT_EQ(*Op.getNumber("t_math_s"), Cost.TMath);
+    EXPECT_EQ(*Op.getNumber("t_hbm_s"), Cost.THbm);
+    EXPECT_EQ(*Op.getNumber("t_comms_s"), Cost.TComms);
+    const TextRow &Row = Rows[{S.Name, S.Location.Line}];
     EXPECT_EQ(Row.Time, formatTime(*Op.getNumber("time_s"))) << R->Text;
     EXPECT_EQ(Row.TMath, formatTime(*Op.getNumber("t_math_s")));
     EXPECT_EQ(Row.THbm, formatTime(*Op.getNumber("t_hbm_s")));
     EXPECT_EQ(Row.TComms, formatTime(*Op.getNumber("t_comms_s")));
   }
   const llvm::json::Object &Total = *J->getAsObject()->getObject("total");
-  EXPECT_EQ(*Total.getNumber("time_s"), M.Totals->Time);
-  std::string Line = "total: time " + formatTime(M.Totals->Time) + ", T_math " +
-                     formatTime(*Total.getNumber("t_math_s"));
+  EXPECT_EQ(*Total.getNumber("time_s"), C.Tables.Totals->Time);
+  std::string Line = "total: time " + formatTime(C.Tables.Totals->Time) +
+                     ", T_math " + formatTime(*Total.getNumber("t_math_s"));
   EXPECT_NE(R->Text.find(Line), std::string::npos) << Line << "\n" << R->Text;
 }
 
@@ -252,10 +261,12 @@ INSTANTIATE_TEST_SUITE_P(Seeds, PropertyTest,
                          ::testing::Range<uint64_t>(0, NumSeeds));
 
 /// A random cluster of 1-3 levels and a mesh of 1-4 axes that fits it.
-MeshSpec randomMesh(SplitMix64 &C, ClusterSpec &Cluster, bool Reduction) {
+MeshSpec randomMesh(SplitMix64 &C, bool Reduction) {
+  auto Shared = std::make_shared<ClusterSpec>();
+  ClusterSpec &Cluster = *Shared;
   Cluster.Chip.Name = "G";
   MeshSpec M;
-  M.Cluster = &Cluster;
+  M.Cluster = Shared;
   int64_t Chips = 1;
   for (unsigned I = 0, N = C.between(1, 4); I < N; ++I) {
     int64_t S = int64_t(C.between(1, 4));
@@ -290,8 +301,7 @@ llvm::SmallVector<unsigned, 4> randomAxes(SplitMix64 &C, const MeshSpec &M) {
 TEST(PlacementProperty, AllReduceNeverCheaperThanAllGather) {
   SplitMix64 C(20240601);
   for (unsigned Trial = 0; Trial < 500; ++Trial) {
-    ClusterSpec Cluster;
-    MeshSpec M = randomMesh(C, Cluster, /*Reduction=*/false);
+    MeshSpec M = randomMesh(C, /*Reduction=*/false);
     auto Axes = randomAxes(C, M);
     double V = double(C.between(1, 1u << 30));
     CollectivePlacement AR =
@@ -309,8 +319,7 @@ TEST(PlacementProperty, GroupOfOneCostsNothing) {
   SplitMix64 C(7);
   unsigned Checked = 0;
   for (unsigned Trial = 0; Trial < 500; ++Trial) {
-    ClusterSpec Cluster;
-    MeshSpec M = randomMesh(C, Cluster, /*Reduction=*/true);
+    MeshSpec M = randomMesh(C, /*Reduction=*/true);
     llvm::SmallVector<unsigned, 4> Ones;
     for (unsigned A = 0; A < M.Axes.size(); ++A)
       if (M.Axes[A].Size == 1)

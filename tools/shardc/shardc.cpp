@@ -10,13 +10,13 @@
 //   3  internal error: an exception or a broken IR invariant (a shardc bug)
 //
 //===----------------------------------------------------------------------===//
-#include "frontend/AST.h"
-#include "frontend/Compiler.h"
 #include "diag/Diagnostic.h"
 #include "diag/DiagnosticVerifier.h"
+#include "frontend/AST.h"
+#include "frontend/Compiler.h"
 #include "frontend/Parser.h"
 #include "ir/IR.h"
-#include "passes/Pass.h"
+#include "passes/Pipeline.h"
 #include "report/Report.h"
 #include "shardc/Config.h"
 #include "llvm/ADT/StringExtras.h"
@@ -150,8 +150,10 @@ llvm::raw_ostream &driverError() {
 
 /// Everything the pipeline needs from the command line, read once.
 struct DriverOptions {
+  std::vector<std::string> Inputs;
   EmitKind Emit = EmitKind::Report;
   OutputFormat Format = OutputFormat::Text;
+  bool SplitInputFile = false;
   bool VerifyDiagnostics = false;
   bool VerifyEach = false;
   bool Colors = false;
@@ -169,8 +171,10 @@ std::string stdlibDir() {
 
 DriverOptions readOptions() {
   DriverOptions O;
+  O.Inputs.assign(InputFiles.begin(), InputFiles.end());
   O.Emit = Emit;
   O.Format = Format;
+  O.SplitInputFile = SplitInputFile;
   O.VerifyDiagnostics = VerifyDiagnostics;
   O.VerifyEach = VerifyEach;
   O.Colors = llvm::errs().colors_enabled();
@@ -181,40 +185,36 @@ DriverOptions readOptions() {
   return O;
 }
 
-/// Runs the pass pipeline on a checked module. Returns false after reporting
-/// an error (a pass found a problem in the input, or the IR verifier found a
-/// broken invariant: a shardc bug).
-bool runPasses(Module &M, DiagnosticEngine &Diags, const DriverOptions &O,
-               llvm::raw_ostream &OS) {
+/// Runs the pass pipeline on a checked module for the mesh its file names.
+/// Returns null after reporting an error: a pass found a problem in the
+/// input (already reported), or the IR verifier found a broken invariant (a
+/// shardc bug, reported here).
+std::unique_ptr<MeshCompile> runPasses(const Module &M, DiagnosticEngine &Diags,
+                                       const DriverOptions &O,
+                                       llvm::raw_ostream &OS) {
   if (O.VerifyEach) {
     std::string Broken = verifyModule(M);
     if (!Broken.empty()) {
       driverError() << "internal error: invalid IR after checking: " << Broken
                     << "\n";
-      return false;
+      return nullptr;
     }
   }
   if (llvm::is_contained(O.PrintIRAfter, CheckStage)) {
     OS << "// IR after " << CheckStage << "\n";
-    printModule(M, Diags.sourceMgr(), OS, /*WithCosts=*/true);
+    printModule(M, OS);
   }
   PipelineOptions P;
   P.VerifyEach = O.VerifyEach;
   P.PrintAfter = O.PrintIRAfter;
-  return runPipeline(M, Diags, Diags.sourceMgr(), P, OS);
-}
-
-/// The default output: the cost report in the requested format.
-void emitReport(const Program &P, const llvm::SourceMgr &SM, OutputFormat Fmt,
-                llvm::raw_ostream &OS) {
-  if (!P.IR) {
-    OS << "no mesh declared: nothing to cost (declare a mesh and tensors)\n";
-    return;
+  auto C = std::make_unique<MeshCompile>(M, M.mesh());
+  if (llvm::Error E = runPipeline(*C, Diags, P, OS)) {
+    std::string Msg = llvm::toString(std::move(E));
+    if (!Diags.hasErrors())
+      driverError() << "internal error: " << Msg << "\n";
+    return nullptr;
   }
-  if (Fmt == OutputFormat::JSON)
-    printJsonReport(*P.IR, SM, OS);
-  else
-    printTextReport(*P.IR, SM, OS);
+  return C;
 }
 
 /// Compiles buffer \p Id as far as --emit needs and prints the result to
@@ -236,16 +236,24 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
   }
   if (!checkProgram(Diags, P))
     return ExitInputErrors;
-  if (P.IR && !runPasses(*P.IR, Diags, O, OS))
+  if (!P.IR) {
+    if (O.Emit == EmitKind::Report)
+      OS << "no mesh declared: nothing to cost (declare a mesh and tensors)\n";
+    return ExitSuccess;
+  }
+  std::unique_ptr<MeshCompile> C = runPasses(*P.IR, Diags, O, OS);
+  if (!C)
     return Diags.hasErrors() ? ExitInputErrors : ExitInternal;
   switch (O.Emit) {
   case EmitKind::IR:
   case EmitKind::Costs:
-    if (P.IR)
-      printModule(*P.IR, SM, OS, O.Emit == EmitKind::Costs);
+    printAnnotated(*C, OS, O.Emit == EmitKind::Costs);
     break;
   case EmitKind::Report:
-    emitReport(P, SM, O.Format, OS);
+    if (O.Format == OutputFormat::JSON)
+      printJsonReport(*C, OS);
+    else
+      printTextReport(*C, OS);
     break;
   case EmitKind::Tokens:
   case EmitKind::AST:
@@ -321,7 +329,7 @@ int runFile(const std::string &Path, const DriverOptions &O,
     return ExitUsage;
   }
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Chunks;
-  if (SplitInputFile)
+  if (O.SplitInputFile)
     Chunks = splitInput(**BufferOrErr);
   else
     Chunks.push_back(std::move(*BufferOrErr));
@@ -351,7 +359,7 @@ void writeOutputs(const std::vector<std::string> &Outputs,
     if (Json)
       OS << (First ? "" : ",\n") << llvm::StringRef(Outputs[I]).rtrim();
     else
-      OS << (First ? "" : "\n") << "==> " << InputFiles[I] << " <==\n"
+      OS << (First ? "" : "\n") << "==> " << O.Inputs[I] << " <==\n"
          << Outputs[I];
     First = false;
   }
@@ -369,7 +377,7 @@ int runDriver(const DriverOptions &O) {
   }
   int Worst = ExitSuccess;
   std::vector<std::string> Outputs;
-  for (const std::string &Path : InputFiles) {
+  for (const std::string &Path : O.Inputs) {
     llvm::raw_string_ostream OS(Outputs.emplace_back());
     Worst = std::max(Worst, runFile(Path, O, OS));
   }

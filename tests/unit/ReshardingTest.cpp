@@ -1,10 +1,10 @@
-//===- ReshardPlanTest.cpp - COST-MODEL.md §2's table, step by step -------===//
+//===- ReshardingTest.cpp - COST-MODEL.md §2's table, step by step --------===//
 //
 // Each test builds a source and a target type on mesh [X: 2, Y: 4] and checks
 // the whole list of steps planReshard returns: kinds, axes, dims, order.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/ReshardPlan.h"
+#include "ir/Resharding.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -15,20 +15,21 @@ using ::testing::IsEmpty;
 
 namespace {
 
-constexpr unsigned X = 0, Y = 1;
+constexpr AxisId X = 0, Y = 1;
+constexpr DimId B = 0, F = 1;
 
 /// bf16[B, F] with the given axes on B and F and the given unreduced axes.
-ShardType type(llvm::ArrayRef<unsigned> OnB, llvm::ArrayRef<unsigned> OnF,
-               llvm::ArrayRef<unsigned> Unreduced = {}) {
+ShardType type(llvm::ArrayRef<AxisId> OnB, llvm::ArrayRef<AxisId> OnF,
+               llvm::ArrayRef<AxisId> Unreduced = {}) {
   ShardType T;
   T.Elt = DType::bf16;
-  T.Dims.push_back({"B", 1024, {OnB.begin(), OnB.end()}});
-  T.Dims.push_back({"F", 4096, {OnF.begin(), OnF.end()}});
-  T.Unreduced.assign(Unreduced.begin(), Unreduced.end());
+  T.Dims.push_back({B, 1024, AxisList(OnB.begin(), OnB.end())});
+  T.Dims.push_back({F, 4096, AxisList(OnF.begin(), OnF.end())});
+  T.Unreduced = AxisSet::of(Unreduced);
   return T;
 }
 
-auto step(OpKind K, std::vector<unsigned> Axes, int Dim, int DstDim = -1) {
+auto step(OpKind K, std::vector<AxisId> Axes, int Dim, int DstDim = -1) {
   return ::testing::AllOf(
       Field(&ReshardStep::Kind, K),
       Field(&ReshardStep::Axes,
@@ -36,13 +37,13 @@ auto step(OpKind K, std::vector<unsigned> Axes, int Dim, int DstDim = -1) {
       Field(&ReshardStep::Dim, Dim), Field(&ReshardStep::DstDim, DstDim));
 }
 
-TEST(ReshardPlan, SameTypeNeedsNothing) {
+TEST(Resharding, SameTypeNeedsNothing) {
   auto S = planReshard(type({X}, {Y}), type({X}, {Y}));
   ASSERT_TRUE(S);
   EXPECT_THAT(*S, IsEmpty());
 }
 
-TEST(ReshardPlan, TableRowByRow) {
+TEST(Resharding, TableRowByRow) {
   EXPECT_THAT(*planReshard(type({}, {}), type({X}, {})),
               ElementsAre(step(OpKind::Slice, {X}, 0)));
   EXPECT_THAT(*planReshard(type({X}, {}), type({}, {})),
@@ -55,19 +56,19 @@ TEST(ReshardPlan, TableRowByRow) {
               ElementsAre(step(OpKind::ReduceScatter, {X}, 1)));
 }
 
-TEST(ReshardPlan, UnreducedFromNothingIsImpossible) {
+TEST(Resharding, UnreducedFromNothingIsImpossible) {
   EXPECT_FALSE(planReshard(type({}, {}), type({}, {}, {X})));
   EXPECT_FALSE(planReshard(type({X}, {}), type({}, {}, {X})));
 }
 
-TEST(ReshardPlan, SameKindOnSameDimIsFused) {
+TEST(Resharding, SameKindOnSameDimIsFused) {
   EXPECT_THAT(*planReshard(type({X, Y}, {}), type({}, {})),
               ElementsAre(step(OpKind::AllGather, {X, Y}, 0)));
   EXPECT_THAT(*planReshard(type({}, {}, {X, Y}), type({}, {})),
               ElementsAre(step(OpKind::AllReduce, {X, Y}, -1)));
 }
 
-TEST(ReshardPlan, OrderIsSliceReduceScatterAllReduceAllToAllAllGather) {
+TEST(Resharding, OrderIsSliceReduceScatterAllReduceAllToAllAllGather) {
   // X: shards B -> unused (AllGather); Y: {U} -> shards F (ReduceScatter).
   EXPECT_THAT(*planReshard(type({X}, {}, {Y}), type({}, {Y})),
               ElementsAre(step(OpKind::ReduceScatter, {Y}, 1),
@@ -82,7 +83,7 @@ TEST(ReshardPlan, OrderIsSliceReduceScatterAllReduceAllToAllAllGather) {
                           step(OpKind::AllGather, {Y}, 0)));
 }
 
-TEST(ReshardPlan, EachStepSeesTheArrayAsItIsThen) {
+TEST(Resharding, EachStepSeesTheArrayAsItIsThen) {
   auto S = *planReshard(type({X}, {}, {Y}), type({}, {Y}));
   ASSERT_EQ(S.size(), 2u);
   EXPECT_EQ(S[0].Before, type({X}, {}, {Y}));
@@ -91,7 +92,7 @@ TEST(ReshardPlan, EachStepSeesTheArrayAsItIsThen) {
   EXPECT_EQ(S[1].After, type({}, {Y}));
 }
 
-TEST(ReshardPlan, AxisOrderChangeIsAnAllToAllInPlace) {
+TEST(Resharding, AxisOrderChangeIsAnAllToAllInPlace) {
   EXPECT_THAT(*planReshard(type({X, Y}, {}), type({Y, X}, {})),
               ElementsAre(step(OpKind::AllToAll, {Y, X}, 0, 0)));
   // I_Y -> I_XY: slicing X appends it after Y, so the order is fixed after.
@@ -101,7 +102,7 @@ TEST(ReshardPlan, AxisOrderChangeIsAnAllToAllInPlace) {
   EXPECT_EQ(S.back().After, type({X, Y}, {}));
 }
 
-TEST(ReshardPlan, AppendedAxesFollowTheTargetOrder) {
+TEST(Resharding, AppendedAxesFollowTheTargetOrder) {
   EXPECT_THAT(*planReshard(type({}, {}), type({Y, X}, {})),
               ElementsAre(step(OpKind::Slice, {Y, X}, 0)));
 }

@@ -1,0 +1,85 @@
+//===- Module.cpp - Modules and the builder -------------------------------===//
+#include "ir/Module.h"
+#include <cassert>
+
+using namespace shardc;
+
+Module::Module(std::shared_ptr<const ProgramInfo> Info, MeshSpec Mesh,
+               ModuleConfig Config, Stage S)
+    : Info(std::move(Info)), Mesh(std::move(Mesh)), Config(Config), St(S) {}
+
+Value *Module::newValue(std::string Name, ShardType T) {
+  auto V = std::make_unique<Value>();
+  V->Id = Values.size();
+  V->Name = std::move(Name);
+  V->Type = std::move(T);
+  Values.push_back(std::move(V));
+  return Values.back().get();
+}
+
+void OpBuilder::insert(std::unique_ptr<Op> O, Loc L, unsigned Stmt,
+                       llvm::ArrayRef<Value *> Operands) {
+  O->Id = M.NextOpId++;
+  O->Location = L;
+  O->Stmt = Stmt;
+  O->Operands.assign(Operands.begin(), Operands.end());
+  for (Value *V : Operands) {
+    assert(V && "an operand must be a value");
+    V->Users.push_back(O.get());
+  }
+  Op *P = B->insert(Pos, std::move(O));
+  (void)P;
+  if (Pos != NoPos)
+    ++Pos;
+}
+
+void OpBuilder::addResult(Op &O, std::string Name, ShardType T) {
+  Value *V = M.newValue(std::move(Name), std::move(T));
+  V->Def = &O;
+  O.Result = V;
+}
+
+Op *OpBuilder::cloneAs(const Op &Src, llvm::ArrayRef<Value *> Operands,
+                       std::string Name, ShardType T) {
+  assert(Src.regions().empty() && "an op with regions is cloned with a map");
+  std::unique_ptr<Op> O = Src.cloneFields();
+  Op *P = O.get();
+  insert(std::move(O), Src.loc(), Src.stmt(), Operands);
+  if (Src.result())
+    addResult(*P, std::move(Name), std::move(T));
+  return P;
+}
+
+Op *OpBuilder::clone(const Op &Src, ValueMap &Map) {
+  llvm::SmallVector<Value *, 4> Operands;
+  for (Value *V : Src.operands()) {
+    auto It = Map.find(V);
+    Operands.push_back(It == Map.end() ? V : It->second);
+  }
+  std::unique_ptr<Op> O = Src.cloneFields();
+  Op *P = O.get();
+  insert(std::move(O), Src.loc(), Src.stmt(), Operands);
+  if (Value *R = Src.result()) {
+    addResult(*P, R->name(), R->type());
+    Map[R] = P->result();
+  }
+  // Regions: the clone's blocks are empty; fill them in order.
+  llvm::ArrayRef<Block *> From = Src.regions(), To = P->regions();
+  assert(From.size() == To.size() && "a clone has its source's regions");
+  for (size_t I = 0; I < From.size(); ++I) {
+    OpBuilder Inner(M, *To[I]);
+    for (const auto &Nested : From[I]->ops())
+      Inner.clone(*Nested, Map);
+  }
+  return P;
+}
+
+std::unique_ptr<Module> shardc::cloneModule(const Module &M) {
+  auto Copy =
+      std::make_unique<Module>(M.sharedInfo(), M.mesh(), M.config(), M.stage());
+  OpBuilder B(*Copy, Copy->body());
+  OpBuilder::ValueMap Map;
+  for (const auto &O : M.body().ops())
+    B.clone(*O, Map);
+  return Copy;
+}

@@ -1,0 +1,331 @@
+//===- Ops.cpp - Each op kind's attributes, invariants and work -----------===//
+#include "ir/Ops.h"
+#include "llvm/ADT/STLExtras.h"
+#include <fmt/format.h>
+
+using namespace shardc;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string dimName(const TypeNames &N, const ShardType &T, unsigned I) {
+  return N.Dims[T.Dims[I].Id];
+}
+
+/// ` over [X, Y]`.
+std::string overAxes(llvm::ArrayRef<AxisId> Axes, const TypeNames &N) {
+  return " over [" + axisNames(Axes, N) + "]";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// input
+//===----------------------------------------------------------------------===//
+
+std::string InputOp::verify(const TypeNames &, bool) const {
+  return numOperands() == 0 ? "" : "takes no operands";
+}
+
+//===----------------------------------------------------------------------===//
+// contract
+//===----------------------------------------------------------------------===//
+
+llvm::StringRef shardc::dimRoleName(DimRole R) {
+  switch (R) {
+  case DimRole::Batch:
+    return "batch";
+  case DimRole::Contracted:
+    return "contracted";
+  case DimRole::FreeLhs:
+    return "free_lhs";
+  case DimRole::FreeRhs:
+    return "free_rhs";
+  }
+  llvm_unreachable("every role is handled");
+}
+
+/// The per-chip extent of a contraction dim: the local size in whichever
+/// operand holds it (after insertion shared dims are sharded alike).
+static double localExtent(const ContractionDim &D, const ShardType &L,
+                          const ShardType &R, const MeshSpec &M) {
+  if (auto I = L.dimIndex(D.Id))
+    return double(L.localSize(*I, M));
+  if (auto I = R.dimIndex(D.Id))
+    return double(R.localSize(*I, M));
+  return double(D.Size);
+}
+
+OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
+                              const ShardType &Out,
+                              llvm::ArrayRef<ContractionDim> Dims,
+                              const MeshSpec &M) {
+  // FLOPs = 2 x product of all distinct dims, divided by the axes that shard
+  // them: computed from local extents so padding is counted, and axes that
+  // shard nothing repeat the work.
+  OpWork W;
+  double Local = 2, Global = 2;
+  for (const ContractionDim &D : Dims) {
+    Local *= localExtent(D, L, R, M);
+    Global *= double(D.Size);
+  }
+  W.Flops = Local;
+  W.UsefulFlops = Global;
+  W.HbmBytes = L.localBytes(M) + R.localBytes(M) + Out.localBytes(M);
+  W.Matmul = true;
+  W.Elt = L.Elt;
+  return W;
+}
+
+std::optional<OpWork> ContractionOp::work(const MeshSpec &M) const {
+  return workFor(operand(0)->type(), operand(1)->type(), result()->type(), Dims,
+                 M);
+}
+
+std::string ContractionOp::attrs(const TypeNames &N) const {
+  std::string S = " {";
+  for (size_t I = 0; I < Dims.size(); ++I)
+    S += fmt::format("{}{} = {}", I ? ", " : "", N.Dims[Dims[I].Id],
+                     dimRoleName(Dims[I].Role).str());
+  return S + "}";
+}
+
+std::string ContractionOp::verify(const TypeNames &N, bool Lowered) const {
+  if (numOperands() != 2)
+    return "takes two operands";
+  const ShardType &L = operand(0)->type(), &R = operand(1)->type();
+  const ShardType &Out = result()->type();
+  for (const TensorDim &D : Out.Dims) {
+    bool Known = llvm::any_of(Dims, [&](const ContractionDim &C) {
+      return C.Id == D.Id && C.Role != DimRole::Contracted;
+    });
+    if (!Known)
+      return "result dim '" + N.Dims[D.Id] + "' is not a batch or free dim";
+  }
+  if (!Lowered)
+    return "";
+  // After insertion the product is local: shared dims are sharded alike and
+  // every result dim keeps its input's sharding.
+  for (const TensorDim &D : L.Dims)
+    if (auto J = R.dimIndex(D.Id); J && R.Dims[*J].Axes != D.Axes)
+      return "dim '" + N.Dims[D.Id] +
+             "' is sharded differently in the operands";
+  for (const TensorDim &D : Out.Dims) {
+    const ShardType &Src = L.dimIndex(D.Id) ? L : R;
+    if (Src.Dims[*Src.dimIndex(D.Id)].Axes != D.Axes)
+      return "result dim '" + N.Dims[D.Id] + "' changes sharding";
+  }
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// elementwise
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct FnInfo {
+  const char *Name;
+  double Flops;
+  unsigned Arity;
+};
+constexpr FnInfo Fns[] = {
+#define ELEMENTWISE(Name, Flops, Arity) {#Name, Flops, Arity},
+#include "ir/Elementwise.def"
+};
+} // namespace
+
+llvm::StringRef shardc::elementwiseName(ElementwiseFn F) {
+  return Fns[unsigned(F)].Name;
+}
+double shardc::elementwiseFlops(ElementwiseFn F) {
+  return Fns[unsigned(F)].Flops;
+}
+unsigned shardc::elementwiseArity(ElementwiseFn F) {
+  return Fns[unsigned(F)].Arity;
+}
+std::optional<ElementwiseFn> shardc::parseElementwise(llvm::StringRef Name) {
+  for (unsigned I = 0; I < std::size(Fns); ++I)
+    if (Name == Fns[I].Name)
+      return ElementwiseFn(I);
+  return std::nullopt;
+}
+std::vector<std::string> shardc::elementwiseNames() {
+  std::vector<std::string> Out;
+  for (const FnInfo &F : Fns)
+    Out.push_back(F.Name);
+  return Out;
+}
+
+std::string ElementwiseOp::attrs(const TypeNames &) const {
+  return " \"" + elementwiseName(Fn).str() + "\"";
+}
+
+std::string ElementwiseOp::verify(const TypeNames &, bool Lowered) const {
+  if (numOperands() != elementwiseArity(Fn))
+    return "wrong number of operands";
+  const ShardType &Out = result()->type();
+  for (const Value *V : operands()) {
+    if (!V->type().sameDims(Out) || (Lowered && !V->type().sameSharding(Out)))
+      return "operands and result must have the same dims and sharding";
+    if (V->type().Elt != operand(0)->type().Elt)
+      return "operands must have the same dtype";
+  }
+  return "";
+}
+
+std::optional<OpWork> ElementwiseOp::work(const MeshSpec &M) const {
+  OpWork W;
+  const ShardType &In = operand(0)->type();
+  W.Flops = In.localElements(M) * elementwiseFlops(Fn);
+  for (const Value *V : operands())
+    W.HbmBytes += V->type().localBytes(M);
+  W.HbmBytes += result()->type().localBytes(M);
+  W.Elt = In.Elt;
+  return W;
+}
+
+ShardType ElementwiseOp::naturalType() const {
+  ShardType T = operand(0)->type();
+  T.Elt = result()->type().Elt;
+  return T;
+}
+
+//===----------------------------------------------------------------------===//
+// reshard, view
+//===----------------------------------------------------------------------===//
+
+std::string ReshardOp::verify(const TypeNames &, bool Lowered) const {
+  if (Lowered)
+    return "survived insert-collectives";
+  if (numOperands() != 1 || !operand(0)->type().sameDims(result()->type()))
+    return "must keep its operand's dims";
+  return "";
+}
+
+std::string ViewOp::verify(const TypeNames &, bool) const {
+  if (numOperands() != 1)
+    return "takes one operand";
+  const ShardType &In = operand(0)->type(), &Out = result()->type();
+  if (!In.sameSharding(Out) || In.Unreduced != Out.Unreduced)
+    return "must keep its operand's dims and sharding";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// slice and the collectives: their type rules
+//===----------------------------------------------------------------------===//
+
+std::string ReshardStepOp::verify(const TypeNames &N, bool) const {
+  if (numOperands() != 1 || Axes.empty())
+    return "takes one operand and at least one axis";
+  const ShardType &In = operand(0)->type(), &Out = result()->type();
+  if (!dimsIn(In.Dims.size()))
+    return "names no valid dim";
+  // Collectives and slices move or split data; they never convert it.
+  if (In.Elt != Out.Elt)
+    return "changes the dtype";
+  if (!(apply(In) == Out))
+    return "result type " + typeStr(Out, N) +
+           " does not follow from the operand " + typeStr(In, N);
+  return "";
+}
+
+ShardType SliceOp::rule(const ShardType &In, llvm::ArrayRef<AxisId> Axes,
+                        unsigned Dim) {
+  ShardType T = In;
+  T.Dims[Dim].Axes.append(Axes.begin(), Axes.end());
+  return T;
+}
+
+std::string SliceOp::attrs(const TypeNames &N) const {
+  return overAxes(Axes, N) + " dim " + dimName(N, operand(0)->type(), Dim);
+}
+
+ShardType AllGatherOp::rule(const ShardType &In, llvm::ArrayRef<AxisId> Axes,
+                            unsigned Dim) {
+  ShardType T = In;
+  for (AxisId A : Axes)
+    llvm::erase_value(T.Dims[Dim].Axes, A);
+  return T;
+}
+
+std::string AllGatherOp::attrs(const TypeNames &N) const {
+  return overAxes(Axes, N) + " dim " + dimName(N, operand(0)->type(), Dim);
+}
+
+ShardType ReduceScatterOp::rule(const ShardType &In,
+                                llvm::ArrayRef<AxisId> Axes, unsigned Dim) {
+  ShardType T = In;
+  for (AxisId A : Axes) {
+    T.Unreduced.erase(A);
+    T.Dims[Dim].Axes.push_back(A);
+  }
+  return T;
+}
+
+std::string ReduceScatterOp::attrs(const TypeNames &N) const {
+  return overAxes(Axes, N) + " dim " + dimName(N, operand(0)->type(), Dim);
+}
+
+ShardType AllReduceOp::rule(const ShardType &In, llvm::ArrayRef<AxisId> Axes) {
+  ShardType T = In;
+  for (AxisId A : Axes)
+    T.Unreduced.erase(A);
+  return T;
+}
+
+std::string AllReduceOp::attrs(const TypeNames &N) const {
+  return overAxes(Axes, N);
+}
+
+ShardType AllToAllOp::rule(const ShardType &In, llvm::ArrayRef<AxisId> Axes,
+                           unsigned SrcDim, unsigned DstDim) {
+  ShardType T = In;
+  for (AxisId A : Axes) {
+    llvm::erase_value(T.Dims[SrcDim].Axes, A);
+    T.Dims[DstDim].Axes.push_back(A);
+  }
+  return T;
+}
+
+std::string AllToAllOp::attrs(const TypeNames &N) const {
+  const ShardType &In = operand(0)->type();
+  return overAxes(Axes, N) + " dim " + dimName(N, In, SrcDim) + " -> " +
+         dimName(N, In, DstDim);
+}
+
+double shardc::collectiveGroupBytes(CollectiveKind K, const ShardType &In,
+                                    const ShardType &Out,
+                                    llvm::ArrayRef<AxisId> Axes,
+                                    const MeshSpec &M) {
+  switch (K) {
+  case CollectiveKind::AllGather:
+    return Out.localBytes(M); // the gathered result
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::AllReduce:
+    return In.localBytes(M); // the unreduced array
+  case CollectiveKind::AllToAll:
+    return In.localBytes(M) * double(axesProduct(Axes, M)); // the group's
+  }
+  llvm_unreachable("every collective is handled");
+}
+
+double CollectiveOp::groupBytes(const MeshSpec &M) const {
+  return collectiveGroupBytes(collectiveKind(), operand(0)->type(),
+                              result()->type(), Axes, M);
+}
+
+//===----------------------------------------------------------------------===//
+// repeat
+//===----------------------------------------------------------------------===//
+
+std::string RepeatOp::verify(const TypeNames &, bool) const {
+  if (TripCount < 1)
+    return "needs a positive trip count";
+  if (result() || numOperands() != 0)
+    return "takes no operands and defines no value";
+  return "";
+}

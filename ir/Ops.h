@@ -1,0 +1,266 @@
+//===- Ops.h - The op kinds, one class each ---------------------*- C++ -*-===//
+//
+// Every kind of Ops.def as a class with exactly its own fields and the
+// interface methods that apply to it. The type rules of the data-movement
+// ops (what a slice or a collective turns its operand into) are static
+// functions here, used by the planners to predict a step and by the verifier
+// to check one, so the two can never disagree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_IR_OPS_H
+#define SHARDC_IR_OPS_H
+
+#include "ir/Operation.h"
+
+namespace shardc {
+
+/// The base of each concrete op: its isa<>/cast<> support and its clone.
+template <typename Derived, OpKind K, typename Base = Op>
+class OpOf : public Base {
+public:
+  static constexpr OpKind Kind = K;
+  static bool classof(const Op *O) { return O->kind() == K; }
+  std::unique_ptr<Op> cloneFields() const override {
+    return std::make_unique<Derived>(static_cast<const Derived &>(*this));
+  }
+
+protected:
+  OpOf() : Base(K) {}
+};
+
+/// A declared tensor (`tensor x : bf16[B_X, D];`): no operands.
+class InputOp : public OpOf<InputOp, OpKind::Input> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+};
+
+/// How a contraction classifies each distinct dim (LANGUAGE.md §5).
+enum class DimRole : uint8_t { Batch, Contracted, FreeLhs, FreeRhs };
+llvm::StringRef dimRoleName(DimRole R);
+
+struct ContractionDim {
+  DimId Id = 0;
+  int64_t Size = 1;
+  DimRole Role = DimRole::Batch;
+};
+
+/// `out = p * q` as an einsum over Dims (every distinct dim once).
+class ContractionOp : public OpOf<ContractionOp, OpKind::Contraction> {
+public:
+  explicit ContractionOp(llvm::ArrayRef<ContractionDim> D)
+      : Dims(D.begin(), D.end()) {}
+  llvm::ArrayRef<ContractionDim> dims() const { return Dims; }
+
+  /// COST-MODEL.md §1 for a local product of \p L and \p R into \p Out:
+  /// 2 x the product of the local extents of every distinct dim.
+  static OpWork workFor(const ShardType &L, const ShardType &R,
+                        const ShardType &Out,
+                        llvm::ArrayRef<ContractionDim> Dims, const MeshSpec &M);
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Contraction; }
+
+private:
+  llvm::SmallVector<ContractionDim, 4> Dims;
+};
+
+enum class ElementwiseFn : uint8_t {
+#define ELEMENTWISE(Name, Flops, Arity) Name,
+#include "ir/Elementwise.def"
+};
+llvm::StringRef elementwiseName(ElementwiseFn F);
+double elementwiseFlops(ElementwiseFn F);
+unsigned elementwiseArity(ElementwiseFn F);
+std::optional<ElementwiseFn> parseElementwise(llvm::StringRef Name);
+/// Every elementwise builtin's name, in Elementwise.def order.
+std::vector<std::string> elementwiseNames();
+
+/// A builtin applied per element; it computes in its operands' sharding.
+class ElementwiseOp : public OpOf<ElementwiseOp, OpKind::Elementwise> {
+public:
+  explicit ElementwiseOp(ElementwiseFn F) : Fn(F) {}
+  ElementwiseFn fn() const { return Fn; }
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType naturalType() const override;
+
+private:
+  ElementwiseFn Fn;
+};
+
+/// A sharding change as written (`y[B, D] = x[B_X, D];`): its result's type
+/// is the target. insert-collectives replaces it with the steps it needs.
+class ReshardOp : public OpOf<ReshardOp, OpKind::Reshard> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  Lowering lowering() const override { return Lowering::Reshard; }
+};
+
+/// A reshard that needed no step: the result is the operand's data. It may
+/// change the dtype (a typed reshard's conversion, free in v0.1's model).
+class ViewOp : public OpOf<ViewOp, OpKind::View> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+};
+
+/// A slice or a collective: one operand, the mesh axes it works over, and a
+/// type rule that gives its result.
+class ReshardStepOp : public Op {
+public:
+  static bool classof(const Op *O) {
+    return O->kind() == OpKind::Slice || isCollective(O->kind());
+  }
+  llvm::ArrayRef<AxisId> axes() const { return Axes; }
+  /// The type this op turns \p In into.
+  virtual ShardType apply(const ShardType &In) const = 0;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+
+protected:
+  /// True when the dims this op names exist in a type of \p NumDims dims.
+  virtual bool dimsIn(unsigned NumDims) const = 0;
+  explicit ReshardStepOp(OpKind K) : Op(K) {}
+  AxisList Axes;
+};
+
+/// Shards dim Dim further over Axes without moving data (free).
+class SliceOp : public OpOf<SliceOp, OpKind::Slice, ReshardStepOp> {
+public:
+  SliceOp(llvm::ArrayRef<AxisId> A, unsigned D) : Dim(D) {
+    Axes.assign(A.begin(), A.end());
+  }
+  unsigned dim() const { return Dim; }
+  static ShardType rule(const ShardType &In, llvm::ArrayRef<AxisId> Axes,
+                        unsigned Dim);
+  ShardType apply(const ShardType &In) const override {
+    return rule(In, Axes, Dim);
+  }
+  std::string attrs(const TypeNames &N) const override;
+
+private:
+  bool dimsIn(unsigned NumDims) const override { return Dim < NumDims; }
+  unsigned Dim;
+};
+
+/// V (COST-MODEL.md's notation) of a collective of kind \p K turning \p In
+/// into \p Out over \p Axes on \p M: the gathered result (AllGather), the
+/// unreduced array (ReduceScatter, AllReduce), the group's total (AllToAll).
+double collectiveGroupBytes(CollectiveKind K, const ShardType &In,
+                            const ShardType &Out, llvm::ArrayRef<AxisId> Axes,
+                            const MeshSpec &M);
+
+/// A collective over a group of chips: the product of its axes.
+class CollectiveOp : public ReshardStepOp {
+public:
+  static bool classof(const Op *O) { return isCollective(O->kind()); }
+  CollectiveKind collectiveKind() const { return *collectiveKindOf(kind()); }
+  /// V (COST-MODEL.md's notation) on \p M.
+  double groupBytes(const MeshSpec &M) const;
+
+protected:
+  explicit CollectiveOp(OpKind K) : ReshardStepOp(K) {}
+};
+
+/// Gathers dim Dim over Axes: every member ends with the gathered array.
+class AllGatherOp : public OpOf<AllGatherOp, OpKind::AllGather, CollectiveOp> {
+public:
+  AllGatherOp(llvm::ArrayRef<AxisId> A, unsigned D) : Dim(D) {
+    Axes.assign(A.begin(), A.end());
+  }
+  unsigned dim() const { return Dim; }
+  static ShardType rule(const ShardType &In, llvm::ArrayRef<AxisId> Axes,
+                        unsigned Dim);
+  ShardType apply(const ShardType &In) const override {
+    return rule(In, Axes, Dim);
+  }
+  std::string attrs(const TypeNames &N) const override;
+
+private:
+  bool dimsIn(unsigned NumDims) const override { return Dim < NumDims; }
+  unsigned Dim;
+};
+
+/// Sums the partial sums over Axes and scatters the result onto dim Dim.
+class ReduceScatterOp
+    : public OpOf<ReduceScatterOp, OpKind::ReduceScatter, CollectiveOp> {
+public:
+  ReduceScatterOp(llvm::ArrayRef<AxisId> A, unsigned D) : Dim(D) {
+    Axes.assign(A.begin(), A.end());
+  }
+  unsigned dim() const { return Dim; }
+  static ShardType rule(const ShardType &In, llvm::ArrayRef<AxisId> Axes,
+                        unsigned Dim);
+  ShardType apply(const ShardType &In) const override {
+    return rule(In, Axes, Dim);
+  }
+  std::string attrs(const TypeNames &N) const override;
+
+private:
+  bool dimsIn(unsigned NumDims) const override { return Dim < NumDims; }
+  unsigned Dim;
+};
+
+/// Sums the partial sums over Axes; every member ends with the sum.
+class AllReduceOp : public OpOf<AllReduceOp, OpKind::AllReduce, CollectiveOp> {
+public:
+  explicit AllReduceOp(llvm::ArrayRef<AxisId> A) {
+    Axes.assign(A.begin(), A.end());
+  }
+  static ShardType rule(const ShardType &In, llvm::ArrayRef<AxisId> Axes);
+  ShardType apply(const ShardType &In) const override { return rule(In, Axes); }
+  std::string attrs(const TypeNames &N) const override;
+
+private:
+  bool dimsIn(unsigned NumDims) const override { return true; }
+};
+
+/// Moves Axes from sharding dim SrcDim to sharding dim DstDim (the same dim:
+/// reorders the axes inside it).
+class AllToAllOp : public OpOf<AllToAllOp, OpKind::AllToAll, CollectiveOp> {
+public:
+  AllToAllOp(llvm::ArrayRef<AxisId> A, unsigned Src, unsigned Dst)
+      : SrcDim(Src), DstDim(Dst) {
+    Axes.assign(A.begin(), A.end());
+  }
+  unsigned srcDim() const { return SrcDim; }
+  unsigned dstDim() const { return DstDim; }
+  static ShardType rule(const ShardType &In, llvm::ArrayRef<AxisId> Axes,
+                        unsigned SrcDim, unsigned DstDim);
+  ShardType apply(const ShardType &In) const override {
+    return rule(In, Axes, SrcDim, DstDim);
+  }
+  std::string attrs(const TypeNames &N) const override;
+
+private:
+  bool dimsIn(unsigned NumDims) const override {
+    return SrcDim < NumDims && DstDim < NumDims;
+  }
+  unsigned SrcDim, DstDim;
+};
+
+/// A region run TripCount times; defines no value.
+class RepeatOp : public OpOf<RepeatOp, OpKind::Repeat> {
+public:
+  explicit RepeatOp(int64_t N) : TripCount(N), Body(this) {}
+  RepeatOp(const RepeatOp &O) : OpOf(O), TripCount(O.TripCount), Body(this) {}
+  int64_t tripCount() const { return TripCount; }
+  Block &body() { return Body; }
+  const Block &body() const { return Body; }
+  llvm::ArrayRef<Block *> regions() const override {
+    return llvm::ArrayRef<Block *>(BodyPtr);
+  }
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+
+private:
+  int64_t TripCount;
+  Block Body;
+  Block *BodyPtr = &Body; ///< what regions() points into
+};
+
+} // namespace shardc
+
+#endif // SHARDC_IR_OPS_H

@@ -1,0 +1,30 @@
+//===- Describe.cpp - Plans and costs in words ----------------------------===//
+#include "passes/Describe.h"
+#include "ir/Format.h"
+#include "llvm/ADT/StringExtras.h"
+#include <fmt/format.h>
+
+using namespace shardc;
+
+llvm::StringRef shardc::stepKindName(OpKind K) {
+  if (std::optional<CollectiveKind> C = collectiveKindOf(K))
+    return collectiveName(*C);
+  return opMnemonic(K); // a slice
+}
+
+std::string shardc::describePlan(const PlanSummary &P, const TypeNames &N) {
+  std::vector<std::string> Parts;
+  for (const PlanStep &S : P.Steps)
+    Parts.push_back(fmt::format("{} '{}' over {}", stepKindName(S.Kind).str(),
+                                S.Value, axisNames(S.Axes, N, ",")));
+  return Parts.empty() ? "local product" : llvm::join(Parts, ", then ");
+}
+
+std::string shardc::choiceRemark(const PlanChoice &C, const TypeNames &N) {
+  if (!C.Rejected)
+    return "";
+  return fmt::format("chose {} (op time {}) over {} (op time {})",
+                     describePlan(C.Chosen, N), formatTime(C.Chosen.Time),
+                     describePlan(*C.Rejected, N),
+                     formatTime(C.Rejected->Time));
+}

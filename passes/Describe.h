@@ -1,0 +1,28 @@
+//===- Describe.h - Plans and costs in words --------------------*- C++ -*-===//
+//
+// The sentences the IR printer's remarks and the report print, rendered
+// from the side tables' data: `slice 'B' over X, then AllReduce 'C' over X`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_DESCRIBE_H
+#define SHARDC_PASSES_DESCRIBE_H
+
+#include "passes/Analyses.h"
+#include <string>
+
+namespace shardc {
+
+/// `slice 'B' over X, then AllReduce 'C' over X`; `local product` when the
+/// plan has no steps.
+std::string describePlan(const PlanSummary &P, const TypeNames &N);
+
+/// `chose <plan> (op time T) over <plan> (op time T')`; empty when there
+/// was no alternative.
+std::string choiceRemark(const PlanChoice &C, const TypeNames &N);
+
+/// The name a step kind has in a plan: `slice` or the collective's name.
+llvm::StringRef stepKindName(OpKind K);
+
+} // namespace shardc
+
+#endif // SHARDC_PASSES_DESCRIBE_H

@@ -1,0 +1,97 @@
+//===- Pipeline.h - Compiling a checked module for a mesh -------*- C++ -*-===//
+//
+// The frontend checks a program once; everything that depends on the mesh's
+// sizes or the cluster is a pass over one MeshCompile: check-mesh
+// (divisibility, chip peaks), insert-collectives (plan and materialise the
+// lowered module), place-collectives and estimate-costs (side tables).
+// Passes are created only through the factories of Passes.def; the pipeline
+// is assembled in one place (runPipeline). compileForMesh is the re-cost
+// call: the same pipeline for another mesh with the same axis names, no
+// parsing, no checking.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_PIPELINE_H
+#define SHARDC_PASSES_PIPELINE_H
+
+#include "passes/Analyses.h"
+#include "passes/Placement.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace shardc {
+class DiagnosticEngine;
+
+/// One checked module on one mesh: the lowered module and every table.
+class MeshCompile {
+public:
+  MeshCompile(const Module &Checked, MeshSpec Mesh);
+  MeshCompile(const MeshCompile &) = delete;
+  MeshCompile &operator=(const MeshCompile &) = delete;
+
+  const Module &checked() const { return Checked; }
+  const MeshSpec &mesh() const { return Mesh; }
+  const ModuleConfig &config() const { return Checked.config(); }
+  /// Null until insert-collectives ran.
+  const Module *lowered() const { return Lowered.get(); }
+  Module *lowered() { return Lowered.get(); }
+  void setLowered(std::unique_ptr<Module> M) { Lowered = std::move(M); }
+  PlacementCache &placements() { return Cache; }
+
+  Analyses Tables;
+
+private:
+  const Module &Checked;
+  MeshSpec Mesh;
+  std::unique_ptr<Module> Lowered;
+  PlacementCache Cache; ///< coefficients of Mesh, per (kind, axis set)
+};
+
+class Pass {
+public:
+  virtual ~Pass() = default;
+  virtual llvm::StringRef name() const = 0;
+  /// Returns false after reporting an error to \p Diags.
+  virtual bool run(MeshCompile &C, DiagnosticEngine &Diags) = 0;
+};
+
+#define PASS(Name, Flag, Factory) std::unique_ptr<Pass> Factory();
+#include "passes/Passes.def"
+
+/// The names of every pass, in pipeline order (for --print-ir-after).
+std::vector<std::string> passNames();
+
+struct PipelineOptions {
+  bool VerifyEach = false;
+  /// Print the IR after these passes ("all" for every pass).
+  std::vector<std::string> PrintAfter;
+};
+
+/// Runs the pipeline on \p C. Returns llvm::Error::success() when it ran;
+/// an error when a pass reported one to \p Diags (the message says so) or
+/// the verifier found a broken invariant (a shardc bug: the message is the
+/// broken invariant). IR dumps go to \p OS.
+llvm::Error runPipeline(MeshCompile &C, DiagnosticEngine &Diags,
+                        const PipelineOptions &Opts, llvm::raw_ostream &OS);
+
+/// The re-cost call: \p Checked (from any compile) on \p Mesh, which must
+/// have the checked module's axis names in its order (sizes and cluster may
+/// differ). Problems with the mesh (a dim it does not divide, a dtype its
+/// chip has no peak for) are reported to \p Diags and make it an error.
+llvm::Expected<std::unique_ptr<MeshCompile>>
+compileForMesh(const Module &Checked, const MeshSpec &Mesh,
+               DiagnosticEngine &Diags);
+
+/// Prints \p C's lowered module with what the tables know of each op:
+/// remarks always, costs when \p WithCosts.
+void printAnnotated(const MeshCompile &C, llvm::raw_ostream &OS,
+                    bool WithCosts);
+
+} // namespace shardc
+
+#endif // SHARDC_PASSES_PIPELINE_H
