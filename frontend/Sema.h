@@ -13,6 +13,7 @@
 #include "diag/Diagnostic.h"
 #include "diag/Suggest.h"
 #include "frontend/Compiler.h"
+#include "frontend/Properties.h"
 #include "frontend/Units.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -35,29 +36,6 @@ struct Symbol {
   Quantity Value; ///< Dim (count) and Let
   DimId Dim = 0;  ///< Dim: its id in the program's dim table
   shardc::Value *Tensor = nullptr;
-};
-
-enum class PropKind : uint8_t {
-  Bytes,
-  BytesPerSecond,
-  FlopPerSecond,
-  Count,
-  Frequency,
-  Seconds,
-  Fraction,
-  Bool,
-  ChipRef,
-  MeshRef
-};
-
-enum class PropOwner : uint8_t { Chip, Cluster, Level, Config };
-
-/// A property after checking: a number in base units, a flag or a symbol.
-struct PropValue {
-  double Number = 0;
-  int64_t Whole = 0;
-  bool Flag = false;
-  const Symbol *Sym = nullptr;
 };
 
 class Sema {
@@ -86,8 +64,8 @@ private:
 
   // Hardware and constants (SemaDecls.cpp).
   bool checkProps(const std::vector<Property> &Ps, PropOwner O,
-                  llvm::StringRef What, llvm::StringMap<PropValue> &Out,
-                  llvm::StringRef Skip = "");
+                  llvm::StringRef What, PropertySet &Out,
+                  const Ident *Block = nullptr, llvm::StringRef Skip = "");
   void declareItem(const Decl &D);
   void chip(const ChipDecl &D);
   void cluster(const ClusterDecl &D);

@@ -14,50 +14,6 @@ using namespace shardc;
 
 namespace {
 
-struct PropSchema {
-  PropOwner Owner;
-  const char *Name;
-  PropKind Kind;
-  bool Required;
-  bool Family;
-};
-
-constexpr PropSchema Schemas[] = {
-#define PROPERTY(Owner, Name, Kind, Required)                                  \
-  {PropOwner::Owner, Name, PropKind::Kind, Required, false},
-#define FAMILY(Owner, Prefix, Kind)                                            \
-  {PropOwner::Owner, Prefix, PropKind::Kind, false, true},
-#include "frontend/Properties.def"
-};
-
-/// The schema for \p Name; for families, \p Name is `prefix.dtype`.
-const PropSchema *findSchema(PropOwner O, llvm::StringRef Name) {
-  for (const PropSchema &S : Schemas) {
-    if (S.Owner != O)
-      continue;
-    if (!S.Family && Name == S.Name)
-      return &S;
-    if (S.Family && Name.startswith(std::string(S.Name) + "."))
-      return &S;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> schemaNames(PropOwner O) {
-  std::vector<std::string> Out;
-  for (const PropSchema &S : Schemas) {
-    if (S.Owner != O)
-      continue;
-    if (!S.Family) {
-      Out.push_back(S.Name);
-      continue;
-    }
-    for (unsigned T = 0; T < NumDTypes; ++T)
-      Out.push_back(std::string(S.Name) + "." + dtypeName(DType(T)).str());
-  }
-  return Out;
-}
-
 /// Limits that keep placement and numbering bounded (docs/limits.md). A
 /// mesh's axis count is bounded by MaxMeshAxes (ir/Hardware.h): axis sets
 /// are 64-bit masks.
@@ -66,9 +22,13 @@ constexpr int64_t MaxMeshChips = int64_t(1) << 22;
 
 } // namespace
 
+/// Checks a block's properties into \p Out. With \p Block (the block's
+/// name), a missing required property is reported too, at the name, but
+/// only when the block had no other error, so a misspelt `hbm_bw` is not
+/// also reported as missing.
 bool Sema::checkProps(const std::vector<Property> &Ps, PropOwner O,
-                      llvm::StringRef What, llvm::StringMap<PropValue> &Out,
-                      llvm::StringRef Skip) {
+                      llvm::StringRef What, PropertySet &Out,
+                      const Ident *Block, llvm::StringRef Skip) {
   bool Ok = true;
   llvm::StringMap<llvm::SMRange> Seen;
   for (const Property &Prop : Ps) {
@@ -85,11 +45,15 @@ bool Sema::checkProps(const std::vector<Property> &Ps, PropOwner O,
       Ok = false;
       continue;
     }
-    if (S->Family && !parseDType(llvm::StringRef(Name).split('.').second)) {
-      Diags.report(Prop.Name.Range, diag::UnknownDType,
-                   llvm::StringRef(Name).split('.').second.str());
-      Ok = false;
-      continue;
+    std::optional<DType> Member;
+    if (S->Family) {
+      llvm::StringRef Suffix = llvm::StringRef(Name).split('.').second;
+      Member = parseDType(Suffix);
+      if (!Member) {
+        Diags.report(Prop.Name.Range, diag::UnknownDType, Suffix.str());
+        Ok = false;
+        continue;
+      }
     }
     auto [First, New] = Seen.try_emplace(Name, Prop.Name.Range);
     if (!New) {
@@ -103,8 +67,17 @@ bool Sema::checkProps(const std::vector<Property> &Ps, PropOwner O,
       Ok = false;
       continue;
     }
-    Out[Name] = *V;
+    if (Member)
+      Out.setMember(S->Id, *Member, *V);
+    else
+      Out.set(S->Id, *V);
   }
+  if (Ok && Block)
+    if (std::optional<std::string> Missing = firstMissing(O, Out)) {
+      Diags.report(Block->Range, diag::MissingProperty, What, Block->Name,
+                   *Missing);
+      Ok = false;
+    }
   return Ok;
 }
 
@@ -124,86 +97,48 @@ void Sema::declareItem(const Decl &D) {
 }
 
 void Sema::chip(const ChipDecl &D) {
-  llvm::StringMap<PropValue> Props;
-  bool Ok = checkProps(D.Props, PropOwner::Chip, "chip", Props);
+  PropertySet Props;
+  bool Ok = checkProps(D.Props, PropOwner::Chip, "chip", Props, &D.Name);
   ChipSpec &C = Chips.emplace_back();
   C.Name = D.Name.Name;
-  bool AnyPeak = false;
-  for (auto &Entry : Props) {
-    auto [Prefix, Suffix] = Entry.first().split('.');
-    if (Suffix.empty())
-      continue;
-    DType T = *parseDType(Suffix);
-    (Prefix == "flops" ? C.Flops : C.VectorFlops)[unsigned(T)] =
-        Entry.second.Number;
-    AnyPeak |= Prefix == "flops";
+  for (unsigned T = 0; T < NumDTypes; ++T) {
+    if (const auto &V = Props.member(PropId::Chip_flops, DType(T)))
+      C.Flops[T] = V->Number;
+    if (const auto &V = Props.member(PropId::Chip_vector_flops, DType(T)))
+      C.VectorFlops[T] = V->Number;
   }
-  auto Get = [&](const char *N, double Default) {
-    auto It = Props.find(N);
-    return It == Props.end() ? Default : It->second.Number;
-  };
-  C.HbmBytes = Get("hbm", 0);
-  C.HbmBw = Get("hbm_bw", 0);
-  C.MatmulEfficiency = Get("matmul_efficiency", 1.0);
-  C.HbmEfficiency = Get("hbm_efficiency", 1.0);
-  // A missing property is reported only when the block had no other error,
-  // so a misspelt `hbm_bw` is not also reported as missing.
-  for (const char *Req : {"hbm", "hbm_bw"})
-    if (Ok && !Props.count(Req)) {
-      Diags.report(D.Name.Range, diag::MissingProperty, "chip", C.Name, Req);
-      Ok = false;
-    }
-  if (Ok && !AnyPeak) {
-    Diags.report(D.Name.Range, diag::MissingProperty, "chip", C.Name,
-                 "flops.<dtype>");
-    Ok = false;
-  }
+  C.HbmBytes = Props.number(PropId::Chip_hbm, 0);
+  C.HbmBw = Props.number(PropId::Chip_hbm_bw, 0);
+  C.MatmulEfficiency = Props.number(PropId::Chip_matmul_efficiency, 1.0);
+  C.HbmEfficiency = Props.number(PropId::Chip_hbm_efficiency, 1.0);
   Symbol S{SymKind::Chip, D.Name.Range, !Ok};
   S.Chip = &C;
   declare(D.Name, S);
 }
 
 bool Sema::level(const LevelAST &L, LevelSpec &Out) {
-  llvm::StringMap<PropValue> Props;
-  bool Ok = checkProps(L.Props, PropOwner::Level, "level", Props);
+  PropertySet Props;
+  bool Ok = checkProps(L.Props, PropOwner::Level, "level", Props, &L.Name);
   Out.Name = L.Name.Name;
-  auto Get = [&](const char *N, double Default) {
-    auto It = Props.find(N);
-    return It == Props.end() ? Default : It->second.Number;
-  };
-  Out.Size = Props.count("size") ? Props["size"].Whole : 0;
-  Out.UplinkBw = Get("uplink_bw", 0);
-  Out.Bw = Get("bw", 0);
+  Out.Size =
+      Props.has(PropId::Level_size) ? Props.get(PropId::Level_size).Whole : 0;
+  Out.UplinkBw = Props.number(PropId::Level_uplink_bw, 0);
+  Out.Bw = Props.number(PropId::Level_bw, 0);
   Out.InNetworkReduction =
-      Props.count("in_network_reduction") && Props["in_network_reduction"].Flag;
-  Out.Latency = Get("latency", 0);
-  Out.Efficiency = Get("efficiency", 1.0);
-  if (Ok && !Props.count("size")) {
-    Diags.report(L.Name.Range, diag::MissingProperty, "level", Out.Name,
-                 "size");
-    Ok = false;
-  }
-  if (Ok && !Props.count("uplink_bw") && !Props.count("bw")) {
-    Diags.report(L.Name.Range, diag::MissingProperty, "level", Out.Name,
-                 "uplink_bw' or 'bw");
-    Ok = false;
-  }
+      Props.flag(PropId::Level_in_network_reduction, false);
+  Out.Latency = Props.number(PropId::Level_latency, 0);
+  Out.Efficiency = Props.number(PropId::Level_efficiency, 1.0);
   return Ok;
 }
 
 void Sema::cluster(const ClusterDecl &D) {
-  llvm::StringMap<PropValue> Props;
-  bool Ok = checkProps(D.Props, PropOwner::Cluster, "cluster", Props);
+  PropertySet Props;
+  bool Ok = checkProps(D.Props, PropOwner::Cluster, "cluster", Props, &D.Name);
   auto Shared = std::make_shared<ClusterSpec>();
   ClusterSpec &C = *Shared;
   C.Name = D.Name.Name;
-  if (Props.count("chip"))
-    C.Chip = *Props["chip"].Sym->Chip;
-  else if (Ok) {
-    Diags.report(D.Name.Range, diag::MissingProperty, "cluster", C.Name,
-                 "chip");
-    Ok = false;
-  }
+  if (Props.has(PropId::Cluster_chip))
+    C.Chip = *Props.get(PropId::Cluster_chip).Sym->Chip;
   if (D.Levels.empty()) {
     Diags.report(D.Name.Range, diag::ClusterNoLevels, C.Name);
     Ok = false;
@@ -308,12 +243,12 @@ void Sema::lets(const std::vector<Binding> &Bs) {
 }
 
 void Sema::config(const ConfigDecl &D) {
-  llvm::StringMap<PropValue> Props;
-  checkProps(D.Props, PropOwner::Config, "config", Props, /*Skip=*/"mesh");
-  if (Props.count("overlap"))
-    Config.Overlap = Props["overlap"].Flag;
-  if (Props.count("allow_padding"))
-    Config.AllowPadding = Props["allow_padding"].Flag;
+  PropertySet Props;
+  checkProps(D.Props, PropOwner::Config, "config", Props, /*Block=*/nullptr,
+             /*Skip=*/"mesh");
+  Config.Overlap = Props.flag(PropId::Config_overlap, Config.Overlap);
+  Config.AllowPadding =
+      Props.flag(PropId::Config_allow_padding, Config.AllowPadding);
   // `mesh = M` may name a mesh declared further down, so it is resolved when
   // the first tensor needs it.
   for (const Property &Prop : D.Props) {

@@ -199,9 +199,15 @@ Dimension dimensionOf(PropKind K) {
     return Dimension::perSecond();
   case PropKind::Seconds:
     return Dimension::seconds();
-  default:
+  case PropKind::Count:
+  case PropKind::Fraction:
     return Dimension::count();
+  case PropKind::Bool:
+  case PropKind::ChipRef:
+  case PropKind::MeshRef:
+    break;
   }
+  llvm_unreachable("flags and references have no dimension");
 }
 } // namespace
 

@@ -4,42 +4,53 @@
 
 using namespace shardc;
 
-ShardType shardc::applyStep(OpKind K, const ShardType &In,
+std::optional<CollectiveKind> shardc::collectiveOf(StepKind K) {
+  switch (K) {
+#define COLLECTIVE(Name, Mnemonic)                                             \
+  case StepKind::Name:                                                         \
+    return CollectiveKind::Name;
+#include "ir/CollectiveKinds.def"
+  case StepKind::Slice:
+  case StepKind::View:
+    return std::nullopt;
+  }
+  llvm_unreachable("every step kind is handled");
+}
+
+StepKind shardc::stepOf(CollectiveKind K) {
+  switch (K) {
+#define COLLECTIVE(Name, Mnemonic)                                             \
+  case CollectiveKind::Name:                                                   \
+    return StepKind::Name;
+#include "ir/CollectiveKinds.def"
+  }
+  llvm_unreachable("every collective is handled");
+}
+
+ShardType shardc::applyStep(StepKind K, const ShardType &In,
                             llvm::ArrayRef<AxisId> Axes, int Dim, int DstDim) {
   switch (K) {
-  case OpKind::Slice:
+  case StepKind::Slice:
     return SliceOp::rule(In, Axes, Dim);
-  case OpKind::AllGather:
+  case StepKind::AllGather:
     return AllGatherOp::rule(In, Axes, Dim);
-  case OpKind::ReduceScatter:
+  case StepKind::ReduceScatter:
     return ReduceScatterOp::rule(In, Axes, Dim);
-  case OpKind::AllReduce:
+  case StepKind::AllReduce:
     return AllReduceOp::rule(In, Axes);
-  case OpKind::AllToAll:
+  case StepKind::AllToAll:
     return AllToAllOp::rule(In, Axes, Dim, DstDim);
-  case OpKind::Input:
-  case OpKind::Contraction:
-  case OpKind::Elementwise:
-  case OpKind::Reshard:
-  case OpKind::View:
-  case OpKind::Repeat:
+  case StepKind::View:
     break;
   }
-  llvm_unreachable("only slices and collectives are reshard steps");
+  llvm_unreachable("a view's result is the target's dtype, not a rule");
 }
 
 namespace {
 
-/// Where a step sits in a plan: slices first, then the collectives in
-/// CollectiveKinds.def's order.
-unsigned stepRank(OpKind K) {
-  std::optional<CollectiveKind> C = collectiveKindOf(K);
-  return C ? 1 + unsigned(*C) : 0;
-}
-
 /// A step waiting to be ordered: its kind, dims and axes.
 struct Pending {
-  OpKind Kind;
+  StepKind Kind;
   int Dim, DstDim;
   AxisList Axes;
 };
@@ -54,14 +65,14 @@ std::optional<Pending> axisMove(const ShardType &From, const ShardType &To,
     return std::nullopt;
   }
   if (SrcU && !DstU)
-    return Dst ? Pending{OpKind::ReduceScatter, int(*Dst), -1, {}}
-               : Pending{OpKind::AllReduce, -1, -1, {}};
+    return Dst ? Pending{StepKind::ReduceScatter, int(*Dst), -1, {}}
+               : Pending{StepKind::AllReduce, -1, -1, {}};
   if (Src && !Dst && !DstU)
-    return Pending{OpKind::AllGather, int(*Src), -1, {}};
+    return Pending{StepKind::AllGather, int(*Src), -1, {}};
   if (Src && Dst && *Src != *Dst)
-    return Pending{OpKind::AllToAll, int(*Src), int(*Dst), {}};
+    return Pending{StepKind::AllToAll, int(*Src), int(*Dst), {}};
   if (!Src && !SrcU && Dst)
-    return Pending{OpKind::Slice, int(*Dst), -1, {}};
+    return Pending{StepKind::Slice, int(*Dst), -1, {}};
   return std::nullopt;
 }
 
@@ -93,14 +104,14 @@ bool classify(const ShardType &From, const ShardType &To,
       Same = Out.insert(Out.end(), *Move);
     Same->Axes.push_back(A);
   }
-  // 2. Order: slices, ReduceScatter, AllReduce, AllToAll, AllGather; within
-  //    a kind by dim, as the table lists them.
+  // 2. Order: slices, then the collectives in CollectiveKinds.def's order
+  //    (StepKind's); within a kind by dim, as the table lists them.
   llvm::stable_sort(Out, [](const Pending &X, const Pending &Y) {
-    return std::make_tuple(stepRank(X.Kind), X.Dim, X.DstDim) <
-           std::make_tuple(stepRank(Y.Kind), Y.Dim, Y.DstDim);
+    return std::make_tuple(X.Kind, X.Dim, X.DstDim) <
+           std::make_tuple(Y.Kind, Y.Dim, Y.DstDim);
   });
   for (Pending &P : Out) {
-    int Into = P.Kind == OpKind::AllToAll ? P.DstDim : P.Dim;
+    int Into = P.Kind == StepKind::AllToAll ? P.DstDim : P.Dim;
     llvm::sort(P.Axes, [&](AxisId X, AxisId Y) {
       return targetRank(To, Into, X) < targetRank(To, Into, Y);
     });
@@ -151,7 +162,7 @@ std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
       ++K;
     AxisList Axes(Want.begin() + K, Want.end());
     ShardType Next = AllToAllOp::rule(Cur, Axes, D, D);
-    Steps.push_back({OpKind::AllToAll, Axes, int(D), int(D), Cur, Next});
+    Steps.push_back({StepKind::AllToAll, Axes, int(D), int(D), Cur, Next});
     Cur = std::move(Next);
   }
   // 4. A typed reshard (`y: fp32[..] = x[..]`) converts first, so the
@@ -162,17 +173,17 @@ std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
     ShardType Converted = From;
     Converted.Elt = To.Elt;
     Steps.insert(Steps.begin(),
-                 ReshardStep{OpKind::View, {}, -1, -1, From, Converted});
+                 ReshardStep{StepKind::View, {}, -1, -1, From, Converted});
   }
   return Steps;
 }
 
 double shardc::stepGroupBytes(const ReshardStep &S, const MeshSpec &M) {
-  std::optional<CollectiveKind> C = collectiveKindOf(S.Kind);
+  std::optional<CollectiveKind> C = collectiveOf(S.Kind);
   return C ? collectiveGroupBytes(*C, S.Before, S.After, S.Axes, M) : 0;
 }
 
 unsigned shardc::countCollectives(llvm::ArrayRef<ReshardStep> Steps) {
   return llvm::count_if(
-      Steps, [](const ReshardStep &S) { return isCollective(S.Kind); });
+      Steps, [](const ReshardStep &S) { return collectiveOf(S.Kind); });
 }

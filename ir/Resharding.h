@@ -18,19 +18,32 @@
 
 namespace shardc {
 
-/// One step of a plan: a slice or a collective, before it is an op; or the
-/// view that converts a typed reshard's dtype before its collectives.
+/// What one step of a plan does. Its own closed set (not OpKind), so a new
+/// op kind never touches the planners: a slice, each collective in
+/// CollectiveKinds.def's order (the order a plan runs them in), and the view
+/// that converts a typed reshard's dtype before its collectives.
+enum class StepKind : uint8_t {
+  Slice,
+#define COLLECTIVE(Name, Mnemonic) Name,
+#include "ir/CollectiveKinds.def"
+  View,
+};
+std::optional<CollectiveKind> collectiveOf(StepKind K);
+StepKind stepOf(CollectiveKind K);
+
+/// One step of a plan, before it is an op.
 struct ReshardStep {
-  OpKind Kind; ///< Slice, View or a collective
+  StepKind Kind;
   AxisList Axes;
   int Dim = -1, DstDim = -1; ///< -1 where the kind names no dim
   ShardType Before, After;
 };
 using ReshardSteps = llvm::SmallVector<ReshardStep, 2>;
 
-/// The type a step of kind \p K turns \p In into: the op classes' own rules.
-ShardType applyStep(OpKind K, const ShardType &In, llvm::ArrayRef<AxisId> Axes,
-                    int Dim, int DstDim);
+/// The type a step of kind \p K (not a view) turns \p In into: the op
+/// classes' own rules.
+ShardType applyStep(StepKind K, const ShardType &In,
+                    llvm::ArrayRef<AxisId> Axes, int Dim, int DstDim);
 
 /// The steps turning \p From into \p To (same dims), or nullopt when no
 /// sequence can (the target is unreduced over an axis the source is not).

@@ -3,10 +3,11 @@
 // Run after the frontend and after every pass in builds with assertions, and
 // on --verify-each. A broken invariant here is a compiler bug, never a user
 // error: the driver reports it as an internal error and exits non-zero.
-// Checked here for every op: it sits in the block it says, its operands are
-// defined before it and list it as a user, its result is its own, and every
-// type is valid on the module's mesh. Each kind's own invariants are its
-// `verify` method (Ops.cpp). tests/unit/VerifierTest.cpp shows each one fire.
+// Checked here for every op: its operands are defined before it, its result
+// is its own, and every type is valid on the module's mesh; each kind's own
+// invariants are its `verify` method (Ops.cpp). tests/unit/VerifierTest.cpp
+// shows each one fire. What the builder guarantees by construction (an op's
+// parent block, use-lists) is asserted where it is maintained instead.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Module.h"
@@ -22,7 +23,7 @@ class Verifier {
 public:
   explicit Verifier(const Module &M) : M(M), Mesh(M.mesh()) {}
   std::string run() {
-    block(M.body(), nullptr);
+    block(M.body());
     return Error;
   }
 
@@ -31,8 +32,8 @@ private:
     if (Error.empty())
       Error = fmt::format("'{}' op: {}", opMnemonic(O.kind()).str(), What);
   }
-  void block(const Block &B, const Op *Owner);
-  void op(const Op &O, const Block &B);
+  void block(const Block &B);
+  void op(const Op &O);
   bool linked(const Op &O);
   bool type(const Op &O, const ShardType &T);
 
@@ -42,28 +43,19 @@ private:
   std::string Error;
 };
 
-void Verifier::block(const Block &B, const Op *Owner) {
-  if (B.parentOp() != Owner) {
-    Error = "a block does not name the op that owns it";
-    return;
-  }
+void Verifier::block(const Block &B) {
   for (const auto &O : B.ops())
     if (Error.empty())
-      op(*O, B);
+      op(*O);
 }
 
-/// The op's place and its links to its operands and result.
+/// The op's links to its operands and result.
 bool Verifier::linked(const Op &O) {
-  for (const Value *V : O.operands()) {
+  for (const Value *V : O.operands())
     if (!Defined.count(V))
       return fail(O,
                   "operand '" + V->name() + "' is used before it is defined"),
              false;
-    auto Uses = llvm::count(O.operands(), V);
-    if (llvm::count(V->users(), &O) != Uses)
-      return fail(O, "operand '" + V->name() + "' does not list it as a user"),
-             false;
-  }
   if (O.kind() == OpKind::Repeat)
     return true;
   if (!O.result() || O.result()->def() != &O)
@@ -96,9 +88,7 @@ bool Verifier::type(const Op &O, const ShardType &T) {
   return true;
 }
 
-void Verifier::op(const Op &O, const Block &B) {
-  if (O.parent() != &B)
-    return fail(O, "is not in the block it names as its parent");
+void Verifier::op(const Op &O) {
   if (!linked(O))
     return;
   if (O.result()) {
@@ -112,7 +102,7 @@ void Verifier::op(const Op &O, const Block &B) {
   if (std::string Why = O.verify(M.names(), M.isLowered()); !Why.empty())
     return fail(O, Why);
   for (const Block *R : O.regions())
-    block(*R, &O);
+    block(*R);
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #define SHARDC_PASSES_ANALYSES_H
 
 #include "ir/Module.h"
+#include "ir/Resharding.h"
 #include "passes/CostModel.h"
 #include <optional>
 #include <vector>
@@ -19,7 +20,7 @@ namespace shardc {
 
 /// One step of a plan as the user reads it: `AllGather 'A' over X`.
 struct PlanStep {
-  OpKind Kind;       ///< Slice or a collective
+  StepKind Kind;     ///< Slice or a collective
   std::string Value; ///< the value it applies to (operand or result name)
   AxisList Axes;
 };

@@ -6,10 +6,10 @@
 
 using namespace shardc;
 
-llvm::StringRef shardc::stepKindName(OpKind K) {
-  if (std::optional<CollectiveKind> C = collectiveKindOf(K))
+llvm::StringRef shardc::stepKindName(StepKind K) {
+  if (std::optional<CollectiveKind> C = collectiveOf(K))
     return collectiveName(*C);
-  return opMnemonic(K); // a slice
+  return K == StepKind::View ? "view" : "slice";
 }
 
 std::string shardc::describePlan(const PlanSummary &P, const TypeNames &N) {

@@ -21,7 +21,7 @@ std::string describePlan(const PlanSummary &P, const TypeNames &N);
 std::string choiceRemark(const PlanChoice &C, const TypeNames &N);
 
 /// The name a step kind has in a plan: `slice` or the collective's name.
-llvm::StringRef stepKindName(OpKind K);
+llvm::StringRef stepKindName(StepKind K);
 
 } // namespace shardc
 

@@ -32,28 +32,22 @@ struct PricedPlan {
 
 /// Names intermediate values after the step that made them (`B.slice`), so
 /// the printed IR keeps the user's name for the statement's result.
-const char *stepSuffix(OpKind K) {
+const char *stepSuffix(StepKind K) {
   switch (K) {
-  case OpKind::Slice:
+  case StepKind::Slice:
     return "slice";
-  case OpKind::View:
+  case StepKind::View:
     return "view";
-  case OpKind::AllGather:
+  case StepKind::AllGather:
     return "ag";
-  case OpKind::ReduceScatter:
+  case StepKind::ReduceScatter:
     return "rs";
-  case OpKind::AllReduce:
+  case StepKind::AllReduce:
     return "ar";
-  case OpKind::AllToAll:
+  case StepKind::AllToAll:
     return "a2a";
-  case OpKind::Input:
-  case OpKind::Contraction:
-  case OpKind::Elementwise:
-  case OpKind::Reshard:
-  case OpKind::Repeat:
-    break;
   }
-  llvm_unreachable("only slices, views and collectives are reshard steps");
+  llvm_unreachable("every step kind is handled");
 }
 
 /// Plans whose op times differ by less than this fraction are equally
@@ -154,31 +148,25 @@ Value *InsertCollectives::emitStep(const ReshardStep &S, Value *In,
   Loc L = Origin.loc();
   unsigned St = Origin.stmt();
   switch (S.Kind) {
-  case OpKind::Slice:
+  case StepKind::Slice:
     return B->create<SliceOp>(L, St, In, Name, S.After, S.Axes, S.Dim)
         ->result();
-  case OpKind::View:
+  case StepKind::View:
     return B->create<ViewOp>(L, St, In, Name, S.After)->result();
-  case OpKind::AllGather:
+  case StepKind::AllGather:
     return B->create<AllGatherOp>(L, St, In, Name, S.After, S.Axes, S.Dim)
         ->result();
-  case OpKind::ReduceScatter:
+  case StepKind::ReduceScatter:
     return B->create<ReduceScatterOp>(L, St, In, Name, S.After, S.Axes, S.Dim)
         ->result();
-  case OpKind::AllReduce:
+  case StepKind::AllReduce:
     return B->create<AllReduceOp>(L, St, In, Name, S.After, S.Axes)->result();
-  case OpKind::AllToAll:
+  case StepKind::AllToAll:
     return B
         ->create<AllToAllOp>(L, St, In, Name, S.After, S.Axes, S.Dim, S.DstDim)
         ->result();
-  case OpKind::Input:
-  case OpKind::Contraction:
-  case OpKind::Elementwise:
-  case OpKind::Reshard:
-  case OpKind::Repeat:
-    break;
   }
-  llvm_unreachable("only slices, views and collectives are reshard steps");
+  llvm_unreachable("every step kind is handled");
 }
 
 /// Emits \p Steps on \p In; the last one's result is named \p FinalName
@@ -200,7 +188,7 @@ void InsertCollectives::reshard(const ReshardOp &O) {
       planReshard(Src->type(), Dst->type(), evenOn());
   assert(Steps && "the frontend checks that every reshard has a plan");
   if (Steps->empty()) // nothing moves: the result is a view of the operand
-    Steps->push_back({OpKind::View, {}, -1, -1, Src->type(), Dst->type()});
+    Steps->push_back({StepKind::View, {}, -1, -1, Src->type(), Dst->type()});
   map(Dst, emit(lowered(Src), *Steps, O, Dst->name()));
 }
 
@@ -222,7 +210,7 @@ void InsertCollectives::local(const Op &O) {
 double InsertCollectives::stepsTime(llvm::ArrayRef<ReshardStep> Steps) {
   double T = 0;
   for (const ReshardStep &S : Steps)
-    if (std::optional<CollectiveKind> K = collectiveKindOf(S.Kind))
+    if (std::optional<CollectiveKind> K = collectiveOf(S.Kind))
       T += C->placements()
                .place(*K, AxisSet::of(S.Axes), stepGroupBytes(S, C->mesh()))
                .Time;
@@ -247,7 +235,7 @@ PlanSummary InsertCollectives::summarise(const ContractionOp &O,
   S.Time = P.Time;
   auto Add = [&](llvm::ArrayRef<ReshardStep> Steps, const Value *V) {
     for (const ReshardStep &Step : Steps)
-      if (Step.Kind != OpKind::View)
+      if (Step.Kind != StepKind::View)
         S.Steps.push_back({Step.Kind, V->name(), Step.Axes});
   };
   Add(P.Plan.LSteps, O.operand(0));

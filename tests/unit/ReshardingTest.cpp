@@ -29,7 +29,7 @@ ShardType type(llvm::ArrayRef<AxisId> OnB, llvm::ArrayRef<AxisId> OnF,
   return T;
 }
 
-auto step(OpKind K, std::vector<AxisId> Axes, int Dim, int DstDim = -1) {
+auto step(StepKind K, std::vector<AxisId> Axes, int Dim, int DstDim = -1) {
   return ::testing::AllOf(
       Field(&ReshardStep::Kind, K),
       Field(&ReshardStep::Axes,
@@ -45,15 +45,15 @@ TEST(Resharding, SameTypeNeedsNothing) {
 
 TEST(Resharding, TableRowByRow) {
   EXPECT_THAT(*planReshard(type({}, {}), type({X}, {})),
-              ElementsAre(step(OpKind::Slice, {X}, 0)));
+              ElementsAre(step(StepKind::Slice, {X}, 0)));
   EXPECT_THAT(*planReshard(type({X}, {}), type({}, {})),
-              ElementsAre(step(OpKind::AllGather, {X}, 0)));
+              ElementsAre(step(StepKind::AllGather, {X}, 0)));
   EXPECT_THAT(*planReshard(type({X}, {}), type({}, {X})),
-              ElementsAre(step(OpKind::AllToAll, {X}, 0, 1)));
+              ElementsAre(step(StepKind::AllToAll, {X}, 0, 1)));
   EXPECT_THAT(*planReshard(type({}, {}, {X}), type({}, {})),
-              ElementsAre(step(OpKind::AllReduce, {X}, -1)));
+              ElementsAre(step(StepKind::AllReduce, {X}, -1)));
   EXPECT_THAT(*planReshard(type({}, {}, {X}), type({}, {X})),
-              ElementsAre(step(OpKind::ReduceScatter, {X}, 1)));
+              ElementsAre(step(StepKind::ReduceScatter, {X}, 1)));
 }
 
 TEST(Resharding, UnreducedFromNothingIsImpossible) {
@@ -63,24 +63,24 @@ TEST(Resharding, UnreducedFromNothingIsImpossible) {
 
 TEST(Resharding, SameKindOnSameDimIsFused) {
   EXPECT_THAT(*planReshard(type({X, Y}, {}), type({}, {})),
-              ElementsAre(step(OpKind::AllGather, {X, Y}, 0)));
+              ElementsAre(step(StepKind::AllGather, {X, Y}, 0)));
   EXPECT_THAT(*planReshard(type({}, {}, {X, Y}), type({}, {})),
-              ElementsAre(step(OpKind::AllReduce, {X, Y}, -1)));
+              ElementsAre(step(StepKind::AllReduce, {X, Y}, -1)));
 }
 
 TEST(Resharding, OrderIsSliceReduceScatterAllReduceAllToAllAllGather) {
   // X: shards B -> unused (AllGather); Y: {U} -> shards F (ReduceScatter).
   EXPECT_THAT(*planReshard(type({X}, {}, {Y}), type({}, {Y})),
-              ElementsAre(step(OpKind::ReduceScatter, {Y}, 1),
-                          step(OpKind::AllGather, {X}, 0)));
+              ElementsAre(step(StepKind::ReduceScatter, {Y}, 1),
+                          step(StepKind::AllGather, {X}, 0)));
   // X: {U} -> unused (AllReduce); Y: shards B -> F (AllToAll).
   EXPECT_THAT(*planReshard(type({Y}, {}, {X}), type({}, {Y})),
-              ElementsAre(step(OpKind::AllReduce, {X}, -1),
-                          step(OpKind::AllToAll, {Y}, 0, 1)));
+              ElementsAre(step(StepKind::AllReduce, {X}, -1),
+                          step(StepKind::AllToAll, {Y}, 0, 1)));
   // X: unused -> shards F (slice first); Y: shards B -> unused.
   EXPECT_THAT(*planReshard(type({Y}, {}), type({}, {X})),
-              ElementsAre(step(OpKind::Slice, {X}, 1),
-                          step(OpKind::AllGather, {Y}, 0)));
+              ElementsAre(step(StepKind::Slice, {X}, 1),
+                          step(StepKind::AllGather, {Y}, 0)));
 }
 
 TEST(Resharding, EachStepSeesTheArrayAsItIsThen) {
@@ -94,17 +94,17 @@ TEST(Resharding, EachStepSeesTheArrayAsItIsThen) {
 
 TEST(Resharding, AxisOrderChangeIsAnAllToAllInPlace) {
   EXPECT_THAT(*planReshard(type({X, Y}, {}), type({Y, X}, {})),
-              ElementsAre(step(OpKind::AllToAll, {Y, X}, 0, 0)));
+              ElementsAre(step(StepKind::AllToAll, {Y, X}, 0, 0)));
   // I_Y -> I_XY: slicing X appends it after Y, so the order is fixed after.
   auto S = *planReshard(type({Y}, {}), type({X, Y}, {}));
-  EXPECT_THAT(S, ElementsAre(step(OpKind::Slice, {X}, 0),
-                             step(OpKind::AllToAll, {X, Y}, 0, 0)));
+  EXPECT_THAT(S, ElementsAre(step(StepKind::Slice, {X}, 0),
+                             step(StepKind::AllToAll, {X, Y}, 0, 0)));
   EXPECT_EQ(S.back().After, type({X, Y}, {}));
 }
 
 TEST(Resharding, AppendedAxesFollowTheTargetOrder) {
   EXPECT_THAT(*planReshard(type({}, {}), type({Y, X}, {})),
-              ElementsAre(step(OpKind::Slice, {Y, X}, 0)));
+              ElementsAre(step(StepKind::Slice, {Y, X}, 0)));
 }
 
 } // namespace

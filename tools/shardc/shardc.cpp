@@ -151,6 +151,7 @@ llvm::raw_ostream &driverError() {
 /// Everything the pipeline needs from the command line, read once.
 struct DriverOptions {
   std::vector<std::string> Inputs;
+  std::string OutputPath = "-";
   EmitKind Emit = EmitKind::Report;
   OutputFormat Format = OutputFormat::Text;
   bool SplitInputFile = false;
@@ -172,6 +173,7 @@ std::string stdlibDir() {
 DriverOptions readOptions() {
   DriverOptions O;
   O.Inputs.assign(InputFiles.begin(), InputFiles.end());
+  O.OutputPath = OutputFile;
   O.Emit = Emit;
   O.Format = Format;
   O.SplitInputFile = SplitInputFile;
@@ -369,9 +371,9 @@ void writeOutputs(const std::vector<std::string> &Outputs,
 /// The whole run: compile every input file, write the outputs.
 int runDriver(const DriverOptions &O) {
   std::error_code EC;
-  llvm::ToolOutputFile Out(OutputFile, EC, llvm::sys::fs::OF_None);
+  llvm::ToolOutputFile Out(O.OutputPath, EC, llvm::sys::fs::OF_None);
   if (EC) {
-    driverError() << "cannot write '" << OutputFile << "': " << EC.message()
+    driverError() << "cannot write '" << O.OutputPath << "': " << EC.message()
                   << "\n";
     return ExitUsage;
   }
@@ -384,7 +386,7 @@ int runDriver(const DriverOptions &O) {
   writeOutputs(Outputs, O, Out.os());
   Out.os().flush();
   if (Out.os().has_error()) {
-    driverError() << "cannot write '" << OutputFile
+    driverError() << "cannot write '" << O.OutputPath
                   << "': " << Out.os().error().message() << "\n";
     Out.os().clear_error();
     return ExitUsage;

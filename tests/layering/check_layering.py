@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Fails when a library includes a header from a layer above it.
+
+The layering is the architecture (docs/architecture.md): diag/ at the bottom,
+then ir/, then frontend/ and passes/ side by side (neither includes the
+other), then report/, then the driver in tools/. Each folder below lists the
+folders whose headers it may include (its own always).
+"""
+import pathlib
+import re
+import sys
+
+ALLOWED = {
+    "diag": {"diag"},
+    "ir": {"diag", "ir"},
+    "frontend": {"diag", "ir", "frontend"},
+    "passes": {"diag", "ir", "passes"},
+    "report": {"diag", "ir", "passes", "report"},
+}
+OURS = {"diag", "ir", "frontend", "passes", "report", "tools", "tests", "shardc"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/')
+
+
+def main(root: pathlib.Path) -> int:
+    bad = []
+    for folder, allowed in ALLOWED.items():
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in {".h", ".cpp", ".def"}:
+                continue
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                m = INCLUDE.match(line)
+                if m and m.group(1) in OURS and m.group(1) not in allowed:
+                    bad.append(f"{path.relative_to(root)}:{n}: {folder}/ "
+                               f"includes {m.group(1)}/ ({line.strip()})")
+    for b in bad:
+        print(b)
+    checked = ", ".join(f"{f}/ -> {sorted(a)}" for f, a in ALLOWED.items())
+    print(f"layering: {len(bad)} violation(s); rules: {checked}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(pathlib.Path(sys.argv[1])))

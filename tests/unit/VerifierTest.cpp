@@ -1,0 +1,252 @@
+//===- VerifierTest.cpp - Each IR invariant, shown firing -----------------===//
+//
+// The negative tests of ir/Verifier.cpp and each op's verify method: every
+// test builds a small module with the builder, breaks one invariant, and
+// checks the verifier's whole message. A well-formed module of each kind
+// verifies clean first, so a message can only come from the break.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/IR.h"
+#include "gtest/gtest.h"
+
+using namespace shardc;
+
+namespace {
+
+constexpr DimId B = 0, D = 1, F = 2;
+constexpr AxisId X = 0, Y = 1;
+
+/// A module on mesh [X: 2, Y: 4] of an 8-chip cluster, dims B = 8, D = 16,
+/// F = 3 (which no axis divides).
+class IRVerifierTest : public ::testing::Test {
+protected:
+  std::unique_ptr<Module> module(Module::Stage S = Module::Stage::Checked) {
+    auto Info = std::make_shared<ProgramInfo>();
+    Info->Names.Dims = {"B", "D", "F"};
+    Info->Names.Axes = {"X", "Y"};
+    Info->Statements.push_back({"s", {}, OpKind::Input, 1});
+    auto Cluster = std::make_shared<ClusterSpec>();
+    Cluster->Name = "K";
+    LevelSpec L;
+    L.Name = "node";
+    L.Size = 8;
+    L.UplinkBw = 1e9;
+    Cluster->Levels.push_back(L);
+    MeshSpec Mesh;
+    Mesh.Name = "M";
+    Mesh.Axes = {{"X", 2}, {"Y", 4}};
+    Mesh.Cluster = Cluster;
+    return std::make_unique<Module>(Info, Mesh, ModuleConfig(), S);
+  }
+
+  static ShardType type(std::initializer_list<TensorDim> Dims,
+                        DType T = DType::bf16, AxisSet U = {}) {
+    ShardType S;
+    S.Elt = T;
+    S.Dims.assign(Dims.begin(), Dims.end());
+    S.Unreduced = U;
+    return S;
+  }
+  static TensorDim dim(DimId Id, AxisList Axes = {}) {
+    int64_t Sizes[] = {8, 16, 3};
+    return {Id, Sizes[Id], Axes};
+  }
+
+  Value *input(OpBuilder &Bld, const ShardType &T, const char *Name = "x") {
+    return Bld.create<InputOp>({}, 0, {}, Name, T)->result();
+  }
+};
+
+TEST_F(IRVerifierTest, AWellFormedModuleVerifies) {
+  auto M = module();
+  OpBuilder Bld(*M, M->body());
+  Value *X0 = input(Bld, type({dim(B, {X}), dim(D)}));
+  Value *W = input(Bld, type({dim(D), dim(F)}), "w");
+  auto *R = Bld.createNoResult<RepeatOp>({}, NoStmt, 2);
+  Bld.setInsertionPointToEnd(R->body());
+  ContractionDim Dims[] = {{B, 8, DimRole::FreeLhs},
+                           {D, 16, DimRole::Contracted},
+                           {F, 3, DimRole::FreeRhs}};
+  Bld.create<ContractionOp>({}, 0, {X0, W}, "h", type({dim(B, {X}), dim(F)}),
+                            Dims);
+  EXPECT_EQ(verifyModule(*M), "");
+}
+
+TEST_F(IRVerifierTest, OperandUsedBeforeItIsDefined) {
+  auto M = module();
+  OpBuilder Bld(*M, M->body());
+  Value *X0 = input(Bld, type({dim(B), dim(D)}));
+  Bld.setInsertionPoint(M->body(), 0);
+  Bld.create<ElementwiseOp>({}, 0, {X0}, "g", X0->type(), ElementwiseFn::gelu);
+  EXPECT_EQ(verifyModule(*M),
+            "'elementwise' op: operand 'x' is used before it is defined");
+}
+
+TEST_F(IRVerifierTest, ResultMissing) {
+  auto M = module();
+  OpBuilder Bld(*M, M->body());
+  Bld.createNoResult<InputOp>({}, 0);
+  EXPECT_EQ(verifyModule(*M),
+            "'input' op: result is missing or not defined by this op");
+}
+
+TEST_F(IRVerifierTest, TypeRules) {
+  auto Check = [&](const ShardType &T, const char *Want) {
+    auto M = module();
+    OpBuilder Bld(*M, M->body());
+    input(Bld, T);
+    EXPECT_EQ(verifyModule(*M), Want);
+  };
+  TensorDim Empty = dim(B);
+  Empty.Size = 0;
+  Check(type({Empty}), "'input' op: a dim has a non-positive size");
+  Check(type({dim(B, {AxisId(5)})}),
+        "'input' op: an axis is invalid or used twice");
+  Check(type({dim(B, {X}), dim(D, {X})}),
+        "'input' op: an axis is invalid or used twice");
+  Check(type({dim(B, {X})}, DType::bf16, AxisSet::of({X})),
+        "'input' op: an unreduced axis is invalid or used twice");
+  Check(type({dim(F, {Y})}), "'input' op: dim 'F' is not divisible");
+}
+
+TEST_F(IRVerifierTest, InputTakesNoOperands) {
+  auto M = module();
+  OpBuilder Bld(*M, M->body());
+  Value *X0 = input(Bld, type({dim(B)}));
+  Bld.create<InputOp>({}, 0, {X0}, "y", X0->type());
+  EXPECT_EQ(verifyModule(*M), "'input' op: takes no operands");
+}
+
+TEST_F(IRVerifierTest, ContractionInvariants) {
+  ContractionDim Dims[] = {{B, 8, DimRole::FreeLhs},
+                           {D, 16, DimRole::Contracted},
+                           {F, 3, DimRole::FreeRhs}};
+  auto Check = [&](Module::Stage S, const ShardType &L, const ShardType &Out,
+                   bool OneOperand, const char *Want) {
+    auto M = module(S);
+    OpBuilder Bld(*M, M->body());
+    Value *A = input(Bld, L);
+    Value *W = input(Bld, type({dim(D, L.Dims[1].Axes), dim(F)}), "w");
+    llvm::SmallVector<Value *, 2> Ops = {A};
+    if (!OneOperand)
+      Ops.push_back(W);
+    Bld.create<ContractionOp>({}, 0, Ops, "h", Out, Dims);
+    EXPECT_EQ(verifyModule(*M), Want);
+  };
+  ShardType L = type({dim(B, {X}), dim(D)});
+  Check(Module::Stage::Checked, L, type({dim(B, {X}), dim(F)}), true,
+        "'contract' op: takes two operands");
+  Check(Module::Stage::Checked, L, type({dim(B, {X}), dim(D)}), false,
+        "'contract' op: result dim 'D' is not a batch or free dim");
+  // Lowered: the product is local. L's D is over Y, w's is too; give the
+  // result B over Y where L has it over X.
+  ShardType LY = type({dim(B, {X}), dim(D, {Y})});
+  Check(Module::Stage::Lowered, LY,
+        type({dim(B), dim(F)}, DType::bf16, AxisSet::of({Y})), false,
+        "'contract' op: result dim 'B' changes sharding");
+}
+
+TEST_F(IRVerifierTest, LoweredContractionOperandsMustAgree) {
+  auto M = module(Module::Stage::Lowered);
+  OpBuilder Bld(*M, M->body());
+  Value *A = input(Bld, type({dim(B), dim(D, {X})}));
+  Value *W = input(Bld, type({dim(D, {Y}), dim(F)}), "w");
+  ContractionDim Dims[] = {{B, 8, DimRole::FreeLhs},
+                           {D, 16, DimRole::Contracted},
+                           {F, 3, DimRole::FreeRhs}};
+  Bld.create<ContractionOp>({}, 0, {A, W}, "h", type({dim(B), dim(F)}), Dims);
+  EXPECT_EQ(verifyModule(*M),
+            "'contract' op: dim 'D' is sharded differently in the operands");
+}
+
+TEST_F(IRVerifierTest, ElementwiseInvariants) {
+  auto Check = [&](Module::Stage S, llvm::ArrayRef<ShardType> Ins,
+                   const ShardType &Out, ElementwiseFn Fn, const char *Want) {
+    auto M = module(S);
+    OpBuilder Bld(*M, M->body());
+    llvm::SmallVector<Value *, 2> Ops;
+    for (const ShardType &T : Ins)
+      Ops.push_back(input(Bld, T));
+    Bld.create<ElementwiseOp>({}, 0, Ops, "y", Out, Fn);
+    EXPECT_EQ(verifyModule(*M), Want);
+  };
+  ShardType T = type({dim(B, {X})});
+  Check(Module::Stage::Checked, {T, T}, T, ElementwiseFn::gelu,
+        "'elementwise' op: wrong number of operands");
+  Check(Module::Stage::Lowered, {T}, type({dim(B)}), ElementwiseFn::gelu,
+        "'elementwise' op: operands and result must have the same dims and "
+        "sharding");
+  Check(Module::Stage::Checked, {T, type({dim(B, {X})}, DType::fp32)}, T,
+        ElementwiseFn::add,
+        "'elementwise' op: operands must have the same dtype");
+}
+
+TEST_F(IRVerifierTest, ReshardAndViewInvariants) {
+  for (auto [Stage, Out, Want] :
+       {std::tuple(Module::Stage::Lowered, type({dim(B)}),
+                   "'reshard' op: survived insert-collectives"),
+        std::tuple(Module::Stage::Checked, type({dim(D)}),
+                   "'reshard' op: must keep its operand's dims")}) {
+    auto M = module(Stage);
+    OpBuilder Bld(*M, M->body());
+    Value *X0 = input(Bld, type({dim(B, {X})}));
+    Bld.create<ReshardOp>({}, 0, {X0}, "y", Out);
+    EXPECT_EQ(verifyModule(*M), Want);
+  }
+  auto M = module();
+  OpBuilder Bld(*M, M->body());
+  Value *X0 = input(Bld, type({dim(B, {X})}));
+  Bld.create<ViewOp>({}, 0, {X0}, "v", type({dim(B)}));
+  EXPECT_EQ(verifyModule(*M),
+            "'view' op: must keep its operand's dims and sharding");
+  auto Two = module();
+  OpBuilder B2(*Two, Two->body());
+  Value *Y0 = input(B2, type({dim(B, {X})}));
+  B2.create<ViewOp>({}, 0, {Y0, Y0}, "v", Y0->type());
+  EXPECT_EQ(verifyModule(*Two), "'view' op: takes one operand");
+}
+
+TEST_F(IRVerifierTest, StepInvariants) {
+  ShardType In = type({dim(B, {X}), dim(D)});
+  auto Check = [&](auto Make, const char *Want) {
+    auto M = module(Module::Stage::Lowered);
+    OpBuilder Bld(*M, M->body());
+    Make(Bld, input(Bld, In));
+    EXPECT_EQ(verifyModule(*M), Want);
+  };
+  Check(
+      [&](OpBuilder &Bld, Value *V) {
+        Bld.create<AllGatherOp>({}, 0, {V}, "g", type({dim(B), dim(D)}),
+                                AxisList{}, 0u);
+      },
+      "'all_gather' op: takes one operand and at least one axis");
+  Check(
+      [&](OpBuilder &Bld, Value *V) {
+        Bld.create<AllGatherOp>({}, 0, {V}, "g", type({dim(B), dim(D)}),
+                                AxisList{X}, 7u);
+      },
+      "'all_gather' op: names no valid dim");
+  Check(
+      [&](OpBuilder &Bld, Value *V) {
+        Bld.create<AllGatherOp>({}, 0, {V}, "g",
+                                type({dim(B), dim(D)}, DType::fp32),
+                                AxisList{X}, 0u);
+      },
+      "'all_gather' op: changes the dtype");
+  Check(
+      [&](OpBuilder &Bld, Value *V) {
+        Bld.create<AllToAllOp>({}, 0, {V}, "t", type({dim(B), dim(D, {Y})}),
+                               AxisList{X}, 0u, 1u);
+      },
+      "'all_to_all' op: result type bf16[B, D_Y] does not follow from the "
+      "operand bf16[B_X, D]");
+}
+
+TEST_F(IRVerifierTest, RepeatNeedsAPositiveTripCount) {
+  auto M = module();
+  OpBuilder Bld(*M, M->body());
+  Bld.createNoResult<RepeatOp>({}, NoStmt, 0);
+  EXPECT_EQ(verifyModule(*M), "'repeat' op: needs a positive trip count");
+}
+
+} // namespace
