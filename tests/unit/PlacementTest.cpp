@@ -1,8 +1,10 @@
 //===- PlacementTest.cpp - Hand-derived COST-MODEL 3 checks ---------------===//
 //
 // Tests passes/Placement: the per-level cost of one collective. Every
-// expected number is derived by hand from COST-MODEL.md §3; the arithmetic is
-// in the comment next to it.
+// expected number is derived by hand from COST-MODEL.md §3 (v0.2: the node
+// level prices (d-1)/d of the in-node share, every level above prices 1 - f,
+// f the group's share inside the child); the arithmetic is in the comment
+// next to it.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Placement.h"
@@ -123,16 +125,20 @@ TEST(PlacementTest, SuperPodAllGather) {
   // = V / 514.29e9.
   expectLevel(P.Levels[0], 0, 8, 0.875e12, 0.875e12 / 450e9);
   expectBook(P.Levels[0].Time, V / 514.3e9);
-  // leaf: d = 32, bytes = V * 31/32 = 0.96875e12, T = 0.96875e12 / 400e9 =
-  // 2.421875 s = V / 412.90e9.
-  expectLevel(P.Levels[1], 1, 32, 0.96875e12, 2.421875);
-  expectBook(P.Levels[1].Time, V / 412.9e9);
-  // spine: d = 4, bytes = V * 3/4 = 0.75e12, T = 0.75e12 / 12.8e12 =
-  // 0.05859375 s = V / 17.067e12.
+  // leaf: a node holds f = 8/1024 = 1/128 of the group; every byte it
+  // exchanges with the other 1016 members crosses its uplink, including those
+  // in the other three SUs: bytes = V * 127/128 = 0.9921875e12,
+  // T = 0.9921875e12 / 400e9 = 2.48046875 s = V / 403.15e9 (CASES.md G-15;
+  // the book's V / 412.9e9 = V * 31/32 / 400e9 counts only the traffic
+  // inside one SU). Fan-in: 32 nodes of one SU hold members.
+  expectLevel(P.Levels[1], 1, 32, 0.9921875e12, 2.48046875);
+  expectBook(P.Levels[1].Time, V / 403.1e9);
+  // spine: an SU holds f = 256/1024 = 1/4: bytes = V * 3/4 = 0.75e12,
+  // T = 0.75e12 / 12.8e12 = 0.05859375 s = V / 17.067e12.
   expectLevel(P.Levels[2], 2, 4, 0.75e12, 0.05859375);
   expectBook(P.Levels[2].Time, V / 17.07e12);
-  // max(1.9444, 2.421875, 0.0586) = 2.421875, the leaf.
-  expectRel(P.Time, 2.421875);
+  // max(1.9444, 2.48046875, 0.0586) = 2.48046875, the leaf.
+  expectRel(P.Time, 2.48046875);
   EXPECT_EQ(P.BoundLevel, 1u);
 }
 
@@ -225,19 +231,21 @@ TEST(PlacementTest, AllReduceSuperPodLeafReduction) {
   CollectivePlacement P = placeCollective(M, AR, {0}, 1e12);
   ASSERT_EQ(P.Levels.size(), 3u);
   // Without: node 2 * 0.875e12 = 1.75e12 / 450e9 = 3.8889 s;
-  // leaf 2 * 0.96875e12 = 1.9375e12 / 400e9 = 4.84375 s;
+  // leaf 2 * V * 127/128 = 1.984375e12 / 400e9 = 4.9609375 s;
   // spine 2 * 0.75e12 = 1.5e12 / 12.8e12 = 0.1171875 s. Leaf-bound.
   expectLevel(P.Levels[0], 0, 8, 1.75e12, 1.75e12 / 450e9);
-  expectLevel(P.Levels[1], 1, 32, 1.9375e12, 4.84375);
+  expectLevel(P.Levels[1], 1, 32, 1.984375e12, 4.9609375);
   expectLevel(P.Levels[2], 2, 4, 1.5e12, 0.1171875);
   EXPECT_EQ(P.BoundLevel, 1u);
-  expectRel(P.Time, 4.84375);
+  expectRel(P.Time, 4.9609375);
 
-  // With SHARP at the leaf: leaf bytes = V = 1e12, T = 2.5 s; the node's
-  // 3.8889 s now bounds.
+  // With SHARP at the leaf: leaf bytes = V = 1e12, T = 2.5 s; the spine does
+  // not reduce, so it keeps 2 * V * 3/4 = 1.5e12; the node's 3.8889 s now
+  // bounds.
   C.Levels[1].InNetworkReduction = true;
   P = placeCollective(M, AR, {0}, 1e12);
   expectLevel(P.Levels[1], 1, 32, 1e12, 2.5);
+  expectLevel(P.Levels[2], 2, 4, 1.5e12, 0.1171875);
   EXPECT_EQ(P.BoundLevel, 0u);
   expectRel(P.Time, 1.75e12 / 450e9);
 }
@@ -260,14 +268,15 @@ TEST(PlacementTest, AllToAllSuperPod) {
   ASSERT_EQ(P.Levels.size(), 3u);
   // node: f = 1/1024, f_p = 8/1024: bytes = 1 * 7 = 7; T = 7 / 450e9.
   expectLevel(P.Levels[0], 0, 8, 7, 7 / 450e9);
-  // leaf: f = 8/1024, f_p = 256/1024: bytes = 8 * 248 = 1984;
-  // T = 1984 / 400e9 = 4.96e-9.
-  expectLevel(P.Levels[1], 1, 32, 1984, 4.96e-9);
-  // spine: f = 256/1024, f_p = 1: bytes = 256 * 768 = 196608;
-  // T = 196608 / 12.8e12 = 1.536e-8. The spine bounds.
+  // leaf: f = 8/1024; V f (1 - f) = 8 * 1016 = 8128 (a node sends to every
+  // member outside it, not only to the 248 others in its SU);
+  // T = 8128 / 400e9 = 2.032e-8.
+  expectLevel(P.Levels[1], 1, 32, 8128, 2.032e-8);
+  // spine: f = 256/1024: bytes = 256 * 768 = 196608;
+  // T = 196608 / 12.8e12 = 1.536e-8. The leaf bounds.
   expectLevel(P.Levels[2], 2, 4, 196608, 1.536e-8);
-  EXPECT_EQ(P.BoundLevel, 2u);
-  expectRel(P.Time, 1.536e-8);
+  EXPECT_EQ(P.BoundLevel, 1u);
+  expectRel(P.Time, 2.032e-8);
 }
 
 // ReduceScatter moves the bytes of AllGather (same table row).
@@ -276,9 +285,10 @@ TEST(PlacementTest, ReduceScatterMatchesAllGather) {
   MeshSpec M = mesh(C, {{"X", 1024}});
   CollectivePlacement P = placeCollective(M, RS, {0}, 1e12);
   ASSERT_EQ(P.Levels.size(), 3u);
-  // As SuperPodAllGather: leaf 0.96875e12 / 400e9 = 2.421875 s.
-  expectLevel(P.Levels[1], 1, 32, 0.96875e12, 2.421875);
-  expectRel(P.Time, 2.421875);
+  // As SuperPodAllGather: leaf V * 127/128 = 0.9921875e12 / 400e9 =
+  // 2.48046875 s.
+  expectLevel(P.Levels[1], 1, 32, 0.9921875e12, 2.48046875);
+  expectRel(P.Time, 2.48046875);
 }
 
 // 6a. [X:3, Y:8] on the SuperPod (24 chips), c = 8x + y, node = x.
@@ -333,8 +343,10 @@ TEST(PlacementTest, IrregularHalfNode) {
   // node 0: d = 8, 12e6 * 7/8 = 10.5e6; node 1: d = 4, 12e6 * 3/4 = 9e6.
   // Max 10.5e6, fan-in 8.
   expectLevel(P.Levels[0], 0, 8, 10.5e6, 10.5e6 / 450e9);
-  // leaf: d = 2: 12e6 / 2 = 6e6; T = 6e6 / 400e9 = 15 us.
-  expectLevel(P.Levels[1], 1, 2, 6e6, 1.5e-5);
+  // leaf (uneven): node 0 holds f = 8/12, 12e6 * 4/12 = 4e6; node 1 holds
+  // f = 4/12, 12e6 * 8/12 = 8e6. Max 8e6 (the half-full node sends more);
+  // T = 8e6 / 400e9 = 20 us. Fan-in 2.
+  expectLevel(P.Levels[1], 1, 2, 8e6, 2e-5);
 
   // AllToAll, V = 144e6 (so V / 12^2 = 1e6):
   // node 0: f = 1/12, f_p = 8/12: 1e6 * 1 * 7 = 7e6;
@@ -358,9 +370,10 @@ TEST(PlacementTest, IrregularStridedAcrossNodes) {
   // node 0: each group has 2 members, d = 2: 3e6 / 2 = 1.5e6 per chip;
   // node 1: 1 member per group, d = 1.
   expectLevel(P.Levels[0], 0, 2, 1.5e6, 1.5e6 / 450e9);
-  // leaf: every group in nodes 0 and 1, d = 2; each node holds 4 groups:
-  // 4 * 3e6 / 2 = 6e6; T = 6e6 / 400e9 = 15 us.
-  expectLevel(P.Levels[1], 1, 2, 6e6, 1.5e-5);
+  // leaf: every group in nodes 0 and 1 (fan-in 2), unevenly: node 0 holds
+  // f = 2/3 of each of its 4 groups, 4 * 3e6 * 1/3 = 4e6; node 1 holds
+  // f = 1/3, 4 * 3e6 * 2/3 = 8e6. Max 8e6; T = 8e6 / 400e9 = 20 us.
+  expectLevel(P.Levels[1], 1, 2, 8e6, 2e-5);
 }
 
 // 6c. A strided group: [X:4, Y:2] on one node of two 4-chip boards; over X
@@ -447,11 +460,12 @@ TEST(PlacementTest, LatencyPerLevel) {
   C.Levels[0].Latency = 1e-6;
   C.Levels[1].Latency = 2e-6;
   C.Levels[2].Latency = 3e-6;
-  // [X:1024]: 7 * 1 + 31 * 2 + 3 * 3 = 78 us on top of the leaf's 2.421875 s.
+  // [X:1024]: 7 * 1 + 31 * 2 + 3 * 3 = 78 us (hops count the fan-in of one
+  // unit, d - 1) on top of the leaf's 2.48046875 s (SuperPodAllGather).
   MeshSpec Flat = mesh(C, {{"X", 1024}});
   CollectivePlacement P = placeCollective(Flat, AG, {0}, 1e12);
   expectRel(P.LatencyTime, 78e-6);
-  expectRel(P.Time, 2.421875 + 78e-6);
+  expectRel(P.Time, 2.48046875 + 78e-6);
   // [X:32, Y:8] over X: node d = 1 (no latency), leaf d = 32: 31 * 2 = 62 us.
   MeshSpec Mixed = mesh(C, {{"X", 32}, {"Y", 8}});
   P = placeCollective(Mixed, AG, {0}, 67108864);
@@ -504,11 +518,12 @@ TEST(PlacementTest, CacheIsLinearAndOrderFree) {
   // Hand check, c = 256x + 32y + z; groups per y, n = 128 over (x, z):
   // node (8 chips: one x, one y, 8 z): d = 8, 1e9 * 7/8 = 8.75e8 per chip.
   // leaf (one SU = one x): children are nodes; group y has the 4 nodes of
-  // its y, d = 4; each node holds 1 group: 1e9 * 3/4 = 7.5e8 / 400e9.
-  // spine: d = 4 SUs; one SU holds 8 groups: 8 * 1e9 * 3/4 = 6e9 / 12.8e12.
+  // its y in each SU (fan-in 4) and 16 nodes in all; each node holds 1
+  // group with f = 8/128: 1e9 * 120/128 = 9.375e8 / 400e9.
+  // spine: one SU holds 8 groups, f = 32/128: 8 * 1e9 * 3/4 = 6e9 / 12.8e12.
   ASSERT_EQ(A.Levels.size(), 3u);
   expectLevel(A.Levels[0], 0, 8, 8.75e8, 8.75e8 / 450e9);
-  expectLevel(A.Levels[1], 1, 4, 7.5e8, 7.5e8 / 400e9);
+  expectLevel(A.Levels[1], 1, 4, 9.375e8, 9.375e8 / 400e9);
   expectLevel(A.Levels[2], 2, 4, 6e9, 6e9 / 12.8e12);
 }
 
@@ -525,22 +540,33 @@ TEST(PlacementTest, HugeMesh) {
   auto Start = std::chrono::steady_clock::now();
   CollectivePlacement P = placeCollective(Flat, AG, {0}, 1e12);
   ASSERT_EQ(P.Levels.size(), 3u);
-  // node 0.875e12 / 450e9; leaf 0.96875e12 / 400e9 = 2.421875 s;
+  // node 0.875e12 / 450e9; leaf: f = 8/2^22 = 1/524288, 1e12 * 524287/524288
+  // / 400e9 = 2.5 * 524287/524288 s;
   // spine: d = 16384, 1e12 * 16383/16384 / 12.8e12 = 0.078125 * 16383/16384.
   expectLevel(P.Levels[0], 0, 8, 0.875e12, 0.875e12 / 450e9);
-  expectLevel(P.Levels[1], 1, 32, 0.96875e12, 2.421875);
+  expectLevel(P.Levels[1], 1, 32, 1e12 * 524287 / 524288,
+              2.5 * 524287 / 524288);
   expectLevel(P.Levels[2], 2, 16384, 1e12 * 16383 / 16384,
               0.078125 * 16383 / 16384);
   EXPECT_EQ(P.BoundLevel, 1u);
 
   // [X:4096, Y:1024] over X, c = 1024x + y: a node (8 chips) and an SU (256)
-  // each hold one x, so d = 1 there. SU k holds y in [256 (k%4), +256) of
-  // x = k/4: group y is in 4096 SUs, d = 4096; one SU carries 256 groups:
-  // 256 * 1e9 * 4095/4096 = 255.9375e9; T = 255.9375e9 / 12.8e12 = 19.995 ms.
+  // each hold one x, so the node level carries nothing (d = 1). The leaf has
+  // fan-in 1 too, but each node holds f = 1/4096 of its 8 groups and sends
+  // to the rest through its uplink: 8 * 1e9 * 4095/4096 = 7.998046875e9;
+  // T = 7.998046875e9 / 400e9 = 19.995 ms. SU k holds y in [256 (k%4), +256)
+  // of x = k/4: group y is in 4096 SUs, d = 4096; one SU carries 256 groups
+  // with f = 1/4096: 256 * 1e9 * 4095/4096 = 255.9375e9;
+  // T = 255.9375e9 / 12.8e12 = 19.995 ms. Both are 0.02 * 4095/4096 s, each
+  // rounded once from the same exact product, so they tie and the innermost
+  // level, the leaf, bounds.
   MeshSpec Mixed = mesh(C, {{"X", 4096}, {"Y", 1024}});
   P = placeCollective(Mixed, AG, {0}, 1e9);
-  ASSERT_EQ(P.Levels.size(), 1u);
-  expectLevel(P.Levels[0], 2, 4096, 255.9375e9, 255.9375e9 / 12.8e12);
+  ASSERT_EQ(P.Levels.size(), 2u);
+  expectLevel(P.Levels[0], 1, 1, 7.998046875e9, 7.998046875e9 / 400e9);
+  expectLevel(P.Levels[1], 2, 4096, 255.9375e9, 255.9375e9 / 12.8e12);
+  EXPECT_EQ(P.Levels[0].Time, P.Levels[1].Time);
+  EXPECT_EQ(P.BoundLevel, 1u);
   double Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
