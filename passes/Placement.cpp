@@ -1,9 +1,9 @@
 //===- Placement.cpp - One collective's cost on the cluster hierarchy -----===//
 //
-// Implements COST-MODEL.md §3. Every unit of every level is a contiguous range
-// of chips, so one level is scanned unit by unit, child by child, with
-// per-group counters indexed by group id: O(P) per level, no hashing and no
-// pairwise work, which keeps P = 2^22 cheap.
+// Implements COST-MODEL.md §3 (v0.2). Every unit of every level is a
+// contiguous range of chips, so one level is scanned unit by unit, child by
+// child, with per-group counters indexed by group id: O(P) per level, no
+// hashing and no pairwise work, which keeps P = 2^22 cheap.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Placement.h"
@@ -17,25 +17,50 @@ using namespace shardc;
 
 namespace {
 
-/// Bytes per unit of V that one group moves through one child's uplink, for a
-/// group with \p InChild members in the child, \p InUnit in the parent unit,
-/// \p FanIn children of the unit holding members and \p N members in all.
-double groupBytesPerV(CollectiveKind Kind, bool InNetworkReduction,
-                      uint32_t FanIn, uint32_t InChild, uint32_t InUnit,
-                      int64_t N) {
-  if (FanIn <= 1)
+/// Bytes per unit of V that one group moves through one chip's port at the
+/// node level (§3 level 1), for a group with \p InNode members in the node
+/// and \p N in all. The chip holds one member, so d = InNode; traffic to
+/// other nodes leaves through the node's NICs and is priced one level up.
+double nodeBytesPerV(CollectiveKind Kind, bool InNetworkReduction,
+                     uint32_t InNode, int64_t N) {
+  if (InNode <= 1)
     return 0;
-  double D = FanIn;
+  double D = InNode;
   switch (Kind) {
   case CollectiveKind::AllGather:
   case CollectiveKind::ReduceScatter:
     return (D - 1) / D;
   case CollectiveKind::AllReduce:
-    // The switch reduces, so each child sends its V once and receives once.
+    // The switch reduces, so each chip sends its V once and receives once.
     return InNetworkReduction ? 1.0 : 2 * (D - 1) / D;
   case CollectiveKind::AllToAll:
-    // f (f_p - f) with integer numerators, so the shares round only once.
-    return double(InChild) * double(InUnit - InChild) / (double(N) * double(N));
+    // f (f_p - f) with f = 1/N, f_p = d/N: integer numerators, one rounding.
+    return double(InNode - 1) / (double(N) * double(N));
+  }
+  return 0;
+}
+
+/// Bytes per unit of V that one group moves through one child's uplink above
+/// the node (§3 levels >= 2), for a group with \p InChild of its \p N
+/// members in the child. Every byte the child exchanges with a member outside
+/// it crosses this uplink, wherever that member sits, hence 1 - f and not
+/// the within-parent (d-1)/d, which undercounts groups spanning several
+/// parents. \p Reduced: this level or one above it that the group crosses
+/// reduces in its switches.
+double uplinkBytesPerV(CollectiveKind Kind, bool Reduced, uint32_t InChild,
+                       int64_t N) {
+  if (InChild == 0 || InChild >= N)
+    return 0;
+  // 1 - f = (N - InChild) / N: integer numerator, so the share rounds once.
+  double Outside = double(N - InChild) / double(N);
+  switch (Kind) {
+  case CollectiveKind::AllGather:
+  case CollectiveKind::ReduceScatter:
+    return Outside;
+  case CollectiveKind::AllReduce:
+    return Reduced ? 1.0 : 2 * Outside;
+  case CollectiveKind::AllToAll:
+    return double(InChild) * double(N - InChild) / (double(N) * double(N));
   }
   return 0;
 }
@@ -104,9 +129,11 @@ std::vector<uint32_t> groupOfChips(const MeshSpec &Mesh, uint64_t Mask) {
   return GroupOf;
 }
 
-/// Scans the levels of one collective. The per-group counters are sized by
-/// the number of groups and reset through touched-lists, so each unit costs
-/// time proportional to its chips.
+/// Scans the levels of one collective. The caller scans from the top level
+/// down, so that when a level is priced each group already knows whether a
+/// level above it that it crosses reduces in-network (§3). The per-group
+/// counters are sized by the number of groups and reset through
+/// touched-lists, so each unit costs time proportional to its chips.
 class LevelScanner {
 public:
   LevelScanner(const ClusterSpec &Cluster, CollectiveKind Kind,
@@ -117,9 +144,13 @@ public:
     ChildCount.assign(NumGroups, 0);
     UnitCount.assign(NumGroups, 0);
     UnitFanIn.assign(NumGroups, 0);
+    // Only an AllReduce's bytes depend on reduction in the switches.
+    if (Kind == CollectiveKind::AllReduce)
+      ReducedAbove.assign(NumGroups, 0);
   }
 
   /// The coefficients of level \p Level, whose children hold \p ChildChips.
+  /// Levels must be scanned from the top down.
   LevelCoefficient scanLevel(unsigned Level, int64_t ChildChips);
 
 private:
@@ -131,8 +162,9 @@ private:
 
   void collectUnit(int64_t Begin, int64_t End, int64_t ChildChips);
   void collectChild(int64_t Begin, int64_t End);
-  double childBytesPerV(size_t Begin, size_t End,
-                        bool InNetworkReduction) const;
+  double groupBytesPerV(unsigned Level, const Entry &E) const;
+  double childBytesPerV(unsigned Level, size_t Begin, size_t End) const;
+  void markReduced();
 
   const ClusterSpec &Cluster;
   CollectiveKind Kind;
@@ -141,6 +173,9 @@ private:
   // Indexed by group id; zero outside the child / unit being scanned.
   std::vector<uint32_t> ChildCount, UnitCount, UnitFanIn;
   std::vector<uint32_t> ChildTouched, UnitTouched;
+  // Indexed by group id: a level scanned so far (at or above the current
+  // one) reduces in-network and the group crosses it. AllReduce only.
+  std::vector<uint8_t> ReducedAbove;
   // The unit's (group, members) pairs, child by child.
   std::vector<Entry> Entries;
   std::vector<size_t> ChildStarts;
@@ -174,30 +209,50 @@ void LevelScanner::collectUnit(int64_t Begin, int64_t End, int64_t ChildChips) {
   ChildStarts.push_back(Entries.size());
 }
 
+/// One group's bytes per V through one child's uplink: the node level prices
+/// the in-node share with (d-1)/d, the levels above price 1 - f (§3 table).
+double LevelScanner::groupBytesPerV(unsigned Level, const Entry &E) const {
+  const LevelSpec &Spec = Cluster.Levels[Level];
+  if (Level == 0)
+    return nodeBytesPerV(Kind, Spec.InNetworkReduction, UnitCount[E.Group], N);
+  bool Reduced = Spec.InNetworkReduction ||
+                 (!ReducedAbove.empty() && ReducedAbove[E.Group]);
+  return uplinkBytesPerV(Kind, Reduced, E.InChild, N);
+}
+
 /// Sum over the groups present in one child (Entries [Begin, End)).
-double LevelScanner::childBytesPerV(size_t Begin, size_t End,
-                                    bool InNetworkReduction) const {
+double LevelScanner::childBytesPerV(unsigned Level, size_t Begin,
+                                    size_t End) const {
   double Sum = 0;
-  for (size_t I = Begin; I != End; ++I) {
-    const Entry &E = Entries[I];
-    Sum += groupBytesPerV(Kind, InNetworkReduction, UnitFanIn[E.Group],
-                          E.InChild, UnitCount[E.Group], N);
-  }
+  for (size_t I = Begin; I != End; ++I)
+    Sum += groupBytesPerV(Level, Entries[I]);
   return Sum;
+}
+
+/// After a unit of a level that reduces in-network: every group that
+/// crosses the level (a child holds some but not all of its members) is
+/// reduced in the switches for the levels below too.
+void LevelScanner::markReduced() {
+  for (const Entry &E : Entries)
+    if (E.InChild < N)
+      ReducedAbove[E.Group] = 1;
 }
 
 LevelCoefficient LevelScanner::scanLevel(unsigned Level, int64_t ChildChips) {
   const LevelSpec &Spec = Cluster.Levels[Level];
   int64_t UnitChips = ChildChips * Spec.Size;
   int64_t P = GroupOf.size();
+  bool Marks = Spec.InNetworkReduction && !ReducedAbove.empty();
   LevelCoefficient Result;
   Result.Level = Level;
   for (int64_t Begin = 0; Begin < P; Begin += UnitChips) {
     collectUnit(Begin, std::min(Begin + UnitChips, P), ChildChips);
     for (size_t K = 0, E = ChildStarts.size() - 1; K != E; ++K)
-      Result.BytesPerV = std::max(
-          Result.BytesPerV, childBytesPerV(ChildStarts[K], ChildStarts[K + 1],
-                                           Spec.InNetworkReduction));
+      Result.BytesPerV =
+          std::max(Result.BytesPerV,
+                   childBytesPerV(Level, ChildStarts[K], ChildStarts[K + 1]));
+    if (Marks)
+      markReduced();
     for (uint32_t G : UnitTouched) {
       Result.FanIn = std::max<int64_t>(Result.FanIn, UnitFanIn[G]);
       UnitCount[G] = UnitFanIn[G] = 0;
@@ -233,18 +288,24 @@ shardc::computePlacementCoefficients(const MeshSpec &Mesh, CollectiveKind Kind,
   if (N <= 1 || P <= 1)
     return Coeffs;
 
-  LevelScanner Scanner(Cluster, Kind, groupOfChips(Mesh, Mask), N);
-  int64_t ChildChips = 1; // S_{l-1}
-  for (unsigned L = 0, E = Cluster.Levels.size(); L != E; ++L) {
-    // Once one child holds every chip, no level above sees any traffic.
-    if (ChildChips >= P)
+  // S_{l-1} of each level that can carry traffic: a level whose child holds
+  // every chip (and all levels above it) sees none.
+  llvm::SmallVector<int64_t, 4> ChildChips;
+  int64_t S = 1;
+  for (const LevelSpec &Level : Cluster.Levels) {
+    if (S >= P)
       break;
-    assert(Cluster.Levels[L].Size >= 1 && "levels have at least one child");
-    LevelCoefficient C = Scanner.scanLevel(L, ChildChips);
-    if (C.FanIn > 1)
-      Coeffs.push_back(C);
-    ChildChips *= Cluster.Levels[L].Size;
+    assert(Level.Size >= 1 && "levels have at least one child");
+    ChildChips.push_back(S);
+    S *= Level.Size;
   }
+  LevelScanner Scanner(Cluster, Kind, groupOfChips(Mesh, Mask), N);
+  for (unsigned L = ChildChips.size(); L-- > 0;) {
+    LevelCoefficient C = Scanner.scanLevel(L, ChildChips[L]);
+    if (C.BytesPerV > 0)
+      Coeffs.push_back(C);
+  }
+  std::reverse(Coeffs.begin(), Coeffs.end()); // innermost level first
   return Coeffs;
 }
 

@@ -22,8 +22,12 @@ namespace shardc {
 
 /// The traffic of one collective at one level of the hierarchy.
 struct LevelTraffic {
-  unsigned Level = 0;     ///< index into ClusterSpec::Levels (0 = node)
-  int64_t FanIn = 1;      ///< max d over groups and units (1 = no traffic)
+  unsigned Level = 0; ///< index into ClusterSpec::Levels (0 = node)
+  /// max d over groups and units: the most children of one unit holding
+  /// members of one group (the latency fan-in). Above the node it may be 1
+  /// at a level that still carries bytes: a group whose children sit one per
+  /// unit of this level reaches its other members through their uplinks.
+  int64_t FanIn = 1;
   double Bytes = 0;       ///< max bytes through one child's uplink
   double Time = 0;        ///< T_l = Bytes / W_l, seconds
   double LatencyTime = 0; ///< Latency_l x hops at this level, seconds
@@ -31,10 +35,12 @@ struct LevelTraffic {
 
 /// The cost of one collective: T = max_l T_l + latency (COST-MODEL §3).
 struct CollectivePlacement {
-  llvm::SmallVector<LevelTraffic, 4> Levels; ///< only levels with FanIn > 1
-  double BandwidthTime = 0;                  ///< max_l T_l
-  double LatencyTime = 0;                    ///< sum of the levels' latency
-  double Time = 0;                           ///< BandwidthTime + LatencyTime
+  /// Only the levels whose uplinks carry bytes (some group spans more than
+  /// one child of the level), innermost first.
+  llvm::SmallVector<LevelTraffic, 4> Levels;
+  double BandwidthTime = 0; ///< max_l T_l
+  double LatencyTime = 0;   ///< sum of the levels' latency
+  double Time = 0;          ///< BandwidthTime + LatencyTime
   /// The innermost level attaining BandwidthTime (meaningful when Time > 0).
   unsigned BoundLevel = 0;
 };

@@ -1,8 +1,10 @@
 //===- PlacementTest.cpp - Hand-derived COST-MODEL 3 checks ---------------===//
 //
 // Tests passes/Placement: the per-level cost of one collective. Every
-// expected number is derived by hand from COST-MODEL.md §3; the arithmetic is
-// in the comment next to it.
+// expected number is derived by hand from COST-MODEL.md §3 (v0.2: the node
+// level prices (d-1)/d of the in-node share, every level above prices 1 - f,
+// f the group's share inside the child); the arithmetic is in the comment
+// next to it.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Placement.h"
@@ -123,16 +125,20 @@ TEST(PlacementTest, SuperPodAllGather) {
   // = V / 514.29e9.
   expectLevel(P.Levels[0], 0, 8, 0.875e12, 0.875e12 / 450e9);
   expectBook(P.Levels[0].Time, V / 514.3e9);
-  // leaf: d = 32, bytes = V * 31/32 = 0.96875e12, T = 0.96875e12 / 400e9 =
-  // 2.421875 s = V / 412.90e9.
-  expectLevel(P.Levels[1], 1, 32, 0.96875e12, 2.421875);
-  expectBook(P.Levels[1].Time, V / 412.9e9);
-  // spine: d = 4, bytes = V * 3/4 = 0.75e12, T = 0.75e12 / 12.8e12 =
-  // 0.05859375 s = V / 17.067e12.
+  // leaf: a node holds f = 8/1024 = 1/128 of the group; every byte it
+  // exchanges with the other 1016 members crosses its uplink, including those
+  // in the other three SUs: bytes = V * 127/128 = 0.9921875e12,
+  // T = 0.9921875e12 / 400e9 = 2.48046875 s = V / 403.15e9 (CASES.md G-15;
+  // the book's V / 412.9e9 = V * 31/32 / 400e9 counts only the traffic
+  // inside one SU). Fan-in: 32 nodes of one SU hold members.
+  expectLevel(P.Levels[1], 1, 32, 0.9921875e12, 2.48046875);
+  expectBook(P.Levels[1].Time, V / 403.1e9);
+  // spine: an SU holds f = 256/1024 = 1/4: bytes = V * 3/4 = 0.75e12,
+  // T = 0.75e12 / 12.8e12 = 0.05859375 s = V / 17.067e12.
   expectLevel(P.Levels[2], 2, 4, 0.75e12, 0.05859375);
   expectBook(P.Levels[2].Time, V / 17.07e12);
-  // max(1.9444, 2.421875, 0.0586) = 2.421875, the leaf.
-  expectRel(P.Time, 2.421875);
+  // max(1.9444, 2.48046875, 0.0586) = 2.48046875, the leaf.
+  expectRel(P.Time, 2.48046875);
   EXPECT_EQ(P.BoundLevel, 1u);
 }
 
@@ -226,20 +232,22 @@ TEST(PlacementTest, AllReduceSuperPodLeafReduction) {
   CollectivePlacement P = placeCollective(M, AR, {0}, 1e12);
   ASSERT_EQ(P.Levels.size(), 3u);
   // Without: node 2 * 0.875e12 = 1.75e12 / 450e9 = 3.8889 s;
-  // leaf 2 * 0.96875e12 = 1.9375e12 / 400e9 = 4.84375 s;
+  // leaf 2 * V * 127/128 = 1.984375e12 / 400e9 = 4.9609375 s;
   // spine 2 * 0.75e12 = 1.5e12 / 12.8e12 = 0.1171875 s. Leaf-bound.
   expectLevel(P.Levels[0], 0, 8, 1.75e12, 1.75e12 / 450e9);
-  expectLevel(P.Levels[1], 1, 32, 1.9375e12, 4.84375);
+  expectLevel(P.Levels[1], 1, 32, 1.984375e12, 4.9609375);
   expectLevel(P.Levels[2], 2, 4, 1.5e12, 0.1171875);
   EXPECT_EQ(P.BoundLevel, 1u);
-  expectRel(P.Time, 4.84375);
+  expectRel(P.Time, 4.9609375);
 
-  // With SHARP at the leaf: leaf bytes = V = 1e12, T = 2.5 s; the node's
-  // 3.8889 s now bounds.
+  // With SHARP at the leaf: leaf bytes = V = 1e12, T = 2.5 s; the spine does
+  // not reduce, so it keeps 2 * V * 3/4 = 1.5e12; the node's 3.8889 s now
+  // bounds.
   C.Levels[1].InNetworkReduction = true;
   M = mesh(C, {{"X", 1024}});
   P = placeCollective(M, AR, {0}, 1e12);
   expectLevel(P.Levels[1], 1, 32, 1e12, 2.5);
+  expectLevel(P.Levels[2], 2, 4, 1.5e12, 0.1171875);
   EXPECT_EQ(P.BoundLevel, 0u);
   expectRel(P.Time, 1.75e12 / 450e9);
 }
@@ -262,14 +270,15 @@ TEST(PlacementTest, AllToAllSuperPod) {
   ASSERT_EQ(P.Levels.size(), 3u);
   // node: f = 1/1024, f_p = 8/1024: bytes = 1 * 7 = 7; T = 7 / 450e9.
   expectLevel(P.Levels[0], 0, 8, 7, 7 / 450e9);
-  // leaf: f = 8/1024, f_p = 256/1024: bytes = 8 * 248 = 1984;
-  // T = 1984 / 400e9 = 4.96e-9.
-  expectLevel(P.Levels[1], 1, 32, 1984, 4.96e-9);
-  // spine: f = 256/1024, f_p = 1: bytes = 256 * 768 = 196608;
-  // T = 196608 / 12.8e12 = 1.536e-8. The spine bounds.
+  // leaf: f = 8/1024; V f (1 - f) = 8 * 1016 = 8128 (a node sends to every
+  // member outside it, not only to the 248 others in its SU);
+  // T = 8128 / 400e9 = 2.032e-8.
+  expectLevel(P.Levels[1], 1, 32, 8128, 2.032e-8);
+  // spine: f = 256/1024: bytes = 256 * 768 = 196608;
+  // T = 196608 / 12.8e12 = 1.536e-8. The leaf bounds.
   expectLevel(P.Levels[2], 2, 4, 196608, 1.536e-8);
-  EXPECT_EQ(P.BoundLevel, 2u);
-  expectRel(P.Time, 1.536e-8);
+  EXPECT_EQ(P.BoundLevel, 1u);
+  expectRel(P.Time, 2.032e-8);
 }
 
 // ReduceScatter moves the bytes of AllGather (same table row).
@@ -278,9 +287,10 @@ TEST(PlacementTest, ReduceScatterMatchesAllGather) {
   MeshSpec M = mesh(C, {{"X", 1024}});
   CollectivePlacement P = placeCollective(M, RS, {0}, 1e12);
   ASSERT_EQ(P.Levels.size(), 3u);
-  // As SuperPodAllGather: leaf 0.96875e12 / 400e9 = 2.421875 s.
-  expectLevel(P.Levels[1], 1, 32, 0.96875e12, 2.421875);
-  expectRel(P.Time, 2.421875);
+  // As SuperPodAllGather: leaf V * 127/128 = 0.9921875e12 / 400e9 =
+  // 2.48046875 s.
+  expectLevel(P.Levels[1], 1, 32, 0.9921875e12, 2.48046875);
+  expectRel(P.Time, 2.48046875);
 }
 
 // 6a. [X:3, Y:8] on the SuperPod (24 chips), c = 8x + y, node = x.
@@ -335,8 +345,10 @@ TEST(PlacementTest, IrregularHalfNode) {
   // node 0: d = 8, 12e6 * 7/8 = 10.5e6; node 1: d = 4, 12e6 * 3/4 = 9e6.
   // Max 10.5e6, fan-in 8.
   expectLevel(P.Levels[0], 0, 8, 10.5e6, 10.5e6 / 450e9);
-  // leaf: d = 2: 12e6 / 2 = 6e6; T = 6e6 / 400e9 = 15 us.
-  expectLevel(P.Levels[1], 1, 2, 6e6, 1.5e-5);
+  // leaf (uneven): node 0 holds f = 8/12, 12e6 * 4/12 = 4e6; node 1 holds
+  // f = 4/12, 12e6 * 8/12 = 8e6. Max 8e6 (the half-full node sends more);
+  // T = 8e6 / 400e9 = 20 us. Fan-in 2.
+  expectLevel(P.Levels[1], 1, 2, 8e6, 2e-5);
 
   // AllToAll, V = 144e6 (so V / 12^2 = 1e6):
   // node 0: f = 1/12, f_p = 8/12: 1e6 * 1 * 7 = 7e6;
@@ -360,9 +372,10 @@ TEST(PlacementTest, IrregularStridedAcrossNodes) {
   // node 0: each group has 2 members, d = 2: 3e6 / 2 = 1.5e6 per chip;
   // node 1: 1 member per group, d = 1.
   expectLevel(P.Levels[0], 0, 2, 1.5e6, 1.5e6 / 450e9);
-  // leaf: every group in nodes 0 and 1, d = 2; each node holds 4 groups:
-  // 4 * 3e6 / 2 = 6e6; T = 6e6 / 400e9 = 15 us.
-  expectLevel(P.Levels[1], 1, 2, 6e6, 1.5e-5);
+  // leaf: every group in nodes 0 and 1 (fan-in 2), unevenly: node 0 holds
+  // f = 2/3 of each of its 4 groups, 4 * 3e6 * 1/3 = 4e6; node 1 holds
+  // f = 1/3, 4 * 3e6 * 2/3 = 8e6. Max 8e6; T = 8e6 / 400e9 = 20 us.
+  expectLevel(P.Levels[1], 1, 2, 8e6, 2e-5);
 }
 
 // 6c. A strided group: [X:4, Y:2] on one node of two 4-chip boards; over X
@@ -449,11 +462,12 @@ TEST(PlacementTest, LatencyPerLevel) {
   C.Levels[0].Latency = 1e-6;
   C.Levels[1].Latency = 2e-6;
   C.Levels[2].Latency = 3e-6;
-  // [X:1024]: 7 * 1 + 31 * 2 + 3 * 3 = 78 us on top of the leaf's 2.421875 s.
+  // [X:1024]: 7 * 1 + 31 * 2 + 3 * 3 = 78 us (hops count the fan-in of one
+  // unit, d - 1) on top of the leaf's 2.48046875 s (SuperPodAllGather).
   MeshSpec Flat = mesh(C, {{"X", 1024}});
   CollectivePlacement P = placeCollective(Flat, AG, {0}, 1e12);
   expectRel(P.LatencyTime, 78e-6);
-  expectRel(P.Time, 2.421875 + 78e-6);
+  expectRel(P.Time, 2.48046875 + 78e-6);
   // [X:32, Y:8] over X: node d = 1 (no latency), leaf d = 32: 31 * 2 = 62 us.
   MeshSpec Mixed = mesh(C, {{"X", 32}, {"Y", 8}});
   P = placeCollective(Mixed, AG, {0}, 67108864);
@@ -507,11 +521,12 @@ TEST(PlacementTest, CacheIsLinearAndOrderFree) {
   // Hand check, c = 256x + 32y + z; groups per y, n = 128 over (x, z):
   // node (8 chips: one x, one y, 8 z): d = 8, 1e9 * 7/8 = 8.75e8 per chip.
   // leaf (one SU = one x): children are nodes; group y has the 4 nodes of
-  // its y, d = 4; each node holds 1 group: 1e9 * 3/4 = 7.5e8 / 400e9.
-  // spine: d = 4 SUs; one SU holds 8 groups: 8 * 1e9 * 3/4 = 6e9 / 12.8e12.
+  // its y in each SU (fan-in 4) and 16 nodes in all; each node holds 1
+  // group with f = 8/128: 1e9 * 120/128 = 9.375e8 / 400e9.
+  // spine: one SU holds 8 groups, f = 32/128: 8 * 1e9 * 3/4 = 6e9 / 12.8e12.
   ASSERT_EQ(A.Levels.size(), 3u);
   expectLevel(A.Levels[0], 0, 8, 8.75e8, 8.75e8 / 450e9);
-  expectLevel(A.Levels[1], 1, 4, 7.5e8, 7.5e8 / 400e9);
+  expectLevel(A.Levels[1], 1, 4, 9.375e8, 9.375e8 / 400e9);
   expectLevel(A.Levels[2], 2, 4, 6e9, 6e9 / 12.8e12);
 }
 
@@ -528,27 +543,291 @@ TEST(PlacementTest, HugeMesh) {
   auto Start = std::chrono::steady_clock::now();
   CollectivePlacement P = placeCollective(Flat, AG, {0}, 1e12);
   ASSERT_EQ(P.Levels.size(), 3u);
-  // node 0.875e12 / 450e9; leaf 0.96875e12 / 400e9 = 2.421875 s;
+  // node 0.875e12 / 450e9; leaf: f = 8/2^22 = 1/524288, 1e12 * 524287/524288
+  // / 400e9 = 2.5 * 524287/524288 s;
   // spine: d = 16384, 1e12 * 16383/16384 / 12.8e12 = 0.078125 * 16383/16384.
   expectLevel(P.Levels[0], 0, 8, 0.875e12, 0.875e12 / 450e9);
-  expectLevel(P.Levels[1], 1, 32, 0.96875e12, 2.421875);
+  expectLevel(P.Levels[1], 1, 32, 1e12 * 524287 / 524288,
+              2.5 * 524287 / 524288);
   expectLevel(P.Levels[2], 2, 16384, 1e12 * 16383 / 16384,
               0.078125 * 16383 / 16384);
   EXPECT_EQ(P.BoundLevel, 1u);
 
   // [X:4096, Y:1024] over X, c = 1024x + y: a node (8 chips) and an SU (256)
-  // each hold one x, so d = 1 there. SU k holds y in [256 (k%4), +256) of
-  // x = k/4: group y is in 4096 SUs, d = 4096; one SU carries 256 groups:
-  // 256 * 1e9 * 4095/4096 = 255.9375e9; T = 255.9375e9 / 12.8e12 = 19.995 ms.
+  // each hold one x, so the node level carries nothing (d = 1). The leaf has
+  // fan-in 1 too, but each node holds f = 1/4096 of its 8 groups and sends
+  // to the rest through its uplink: 8 * 1e9 * 4095/4096 = 7.998046875e9;
+  // T = 7.998046875e9 / 400e9 = 19.995 ms. SU k holds y in [256 (k%4), +256)
+  // of x = k/4: group y is in 4096 SUs, d = 4096; one SU carries 256 groups
+  // with f = 1/4096: 256 * 1e9 * 4095/4096 = 255.9375e9;
+  // T = 255.9375e9 / 12.8e12 = 19.995 ms. Both are 0.02 * 4095/4096 s, each
+  // rounded once from the same exact product, so they tie and the innermost
+  // level, the leaf, bounds.
   MeshSpec Mixed = mesh(C, {{"X", 4096}, {"Y", 1024}});
   P = placeCollective(Mixed, AG, {0}, 1e9);
-  ASSERT_EQ(P.Levels.size(), 1u);
-  expectLevel(P.Levels[0], 2, 4096, 255.9375e9, 255.9375e9 / 12.8e12);
+  ASSERT_EQ(P.Levels.size(), 2u);
+  expectLevel(P.Levels[0], 1, 1, 7.998046875e9, 7.998046875e9 / 400e9);
+  expectLevel(P.Levels[1], 2, 4096, 255.9375e9, 255.9375e9 / 12.8e12);
+  EXPECT_EQ(P.Levels[0].Time, P.Levels[1].Time);
+  EXPECT_EQ(P.BoundLevel, 1u);
   double Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
   // Two O(P x levels) scans of 4M chips; generous for slow CI machines.
   EXPECT_LT(Seconds, 10.0);
+}
+
+// ---------------------------------------------------------------------------
+// COST-MODEL.md §3 v0.2: above the node a child's uplink carries V (1 - f).
+// ---------------------------------------------------------------------------
+
+/// The issue 8 meshes: the same 8-node AllReduce groups spread over the 4 SUs
+/// ([S:4, Z:16, W:2, Y:8] over S, W) and packed into one SU ([Z:4, W:8, Y:8]
+/// over W). V = 8Gi bf16 sharded over Y: 2^30 elements x 2 B = 2^31 B.
+constexpr double IssueV = 2147483648.0;
+
+// The issue's reproducer: crossing the spine no longer makes it cheaper.
+TEST(PlacementTest, IssueSpineCrossingAllReduce) {
+  ClusterSpec C = superPod();
+  // c = 256s + 16z + 8w + y: node = (s, z, w), SU = s; groups (z, y), n = 8.
+  MeshSpec Spread = mesh(C, {{"S", 4}, {"Z", 16}, {"W", 2}, {"Y", 8}});
+  CollectivePlacement P = placeCollective(Spread, AR, {0, 2}, IssueV);
+  // Node: its 8 chips have 8 different y, one member per group: d = 1.
+  ASSERT_EQ(P.Levels.size(), 2u);
+  // Leaf: a node holds 8 groups with f = 1/8 each: 8 * 2V * 7/8 = 14V =
+  // 30064771072 B; T = 30064771072 / 400e9 = 75.16192768 ms (the old
+  // within-SU (d-1)/d with d = 2 gave 8 * 2V * 1/2 = 8V, 42.95 ms).
+  expectLevel(P.Levels[0], 1, 2, 30064771072, 0.07516192768);
+  // Spine: an SU holds 128 groups (16 z x 8 y) with f = 2/8 each:
+  // 128 * 2V * 3/4 = 192V = 412316860416 B; T = / 12.8e12 = 32.21225472 ms.
+  expectLevel(P.Levels[1], 2, 4, 412316860416, 0.03221225472);
+  EXPECT_EQ(P.BoundLevel, 1u);
+  expectRel(P.Time, 0.07516192768);
+
+  // c = 64z + 8w + y: node = (z, w), all in SU 0; groups (z, y), n = 8.
+  MeshSpec Packed = mesh(C, {{"Z", 4}, {"W", 8}, {"Y", 8}});
+  CollectivePlacement Q = placeCollective(Packed, AR, {1}, IssueV);
+  // Leaf: 8 groups per node with f = 1/8: 14V, fan-in 8; no spine level.
+  ASSERT_EQ(Q.Levels.size(), 1u);
+  expectLevel(Q.Levels[0], 1, 8, 30064771072, 0.07516192768);
+  expectRel(Q.Time, 0.07516192768);
+  // The nodes' contents are the same, so the leaf is the same, and the
+  // spine only adds: spreading costs at least as much.
+  EXPECT_GE(P.Time, Q.Time);
+}
+
+// The same two meshes for the other kinds (V = 2^31 B).
+TEST(PlacementTest, IssueSpineCrossingOtherKinds) {
+  ClusterSpec C = superPod();
+  MeshSpec Spread = mesh(C, {{"S", 4}, {"Z", 16}, {"W", 2}, {"Y", 8}});
+  MeshSpec Packed = mesh(C, {{"Z", 4}, {"W", 8}, {"Y", 8}});
+  for (CollectiveKind K : {AG, RS}) {
+    // Leaf: 8 * V * 7/8 = 7V = 15032385536 B / 400e9 = 37.58096384 ms.
+    // Spine: 128 * V * 3/4 = 96V = 206158430208 B / 12.8e12 = 16.10612736 ms.
+    CollectivePlacement P = placeCollective(Spread, K, {0, 2}, IssueV);
+    ASSERT_EQ(P.Levels.size(), 2u);
+    expectLevel(P.Levels[0], 1, 2, 15032385536, 0.03758096384);
+    expectLevel(P.Levels[1], 2, 4, 206158430208, 0.01610612736);
+    CollectivePlacement Q = placeCollective(Packed, K, {1}, IssueV);
+    ASSERT_EQ(Q.Levels.size(), 1u);
+    expectLevel(Q.Levels[0], 1, 8, 15032385536, 0.03758096384);
+    EXPECT_EQ(P.Time, Q.Time);
+  }
+  // AllToAll above the node, V f (1 - f). Leaf: 8 groups, f = 1/8:
+  // 8 * V * 1/8 * 7/8 = 7V/8 = 1879048192 B / 400e9 = 4.69762048 ms (the
+  // old f (f_p - f) with f_p = 2/8 in the SU gave 8 * V/64 = V/8).
+  // Spine: 128 groups, f = 1/4: 128 * V * 3/16 = 24V = 51539607552 B
+  // / 12.8e12 = 4.02653184 ms. The leaf bounds.
+  CollectivePlacement P = placeCollective(Spread, A2A, {0, 2}, IssueV);
+  ASSERT_EQ(P.Levels.size(), 2u);
+  expectLevel(P.Levels[0], 1, 2, 1879048192, 0.00469762048);
+  expectLevel(P.Levels[1], 2, 4, 51539607552, 0.00402653184);
+  EXPECT_EQ(P.BoundLevel, 1u);
+  CollectivePlacement Q = placeCollective(Packed, A2A, {1}, IssueV);
+  ASSERT_EQ(Q.Levels.size(), 1u);
+  expectLevel(Q.Levels[0], 1, 8, 1879048192, 0.00469762048);
+}
+
+// An uneven spread over two spine units: [X:40] on 32-chip leaf units holds
+// 32 chips in leaf unit 0 (nodes 0..3) and 8 in leaf unit 1 (node 4).
+TEST(PlacementTest, UnevenSpreadAcrossUnits) {
+  ClusterSpec C = smallUnits();
+  MeshSpec M = mesh(C, {{"X", 40}});
+  CollectivePlacement P = placeCollective(M, AG, {0}, 40e6);
+  ASSERT_EQ(P.Levels.size(), 3u);
+  // Node: 5 full nodes, d = 8: 40e6 * 7/8 = 35e6; T = 35e6 / 450e9.
+  expectLevel(P.Levels[0], 0, 8, 35e6, 35e6 / 450e9);
+  // Leaf: every node holds f = 8/40: 40e6 * 32/40 = 32e6; T = 32e6 / 400e9
+  // = 80 us. Node 4 sits alone in its leaf unit and still sends 32e6 (the
+  // within-unit rule gave it 0). Fan-in 4, in leaf unit 0.
+  expectLevel(P.Levels[1], 1, 4, 32e6, 8e-5);
+  // Spine: leaf unit 0 holds f = 32/40: 40e6 * 8/40 = 8e6; leaf unit 1
+  // holds f = 8/40: 40e6 * 32/40 = 32e6. Max 32e6; T = 32e6 / 1e12 = 32 us.
+  expectLevel(P.Levels[2], 2, 2, 32e6, 3.2e-5);
+  // max(77.78, 80, 32) us: the leaf.
+  EXPECT_EQ(P.BoundLevel, 1u);
+  expectRel(P.Time, 8e-5);
+
+  // AllReduce: twice every level: node 70e6, leaf 64e6 (160 us), spine
+  // 64e6 (64 us); bound by the leaf.
+  P = placeCollective(M, AR, {0}, 40e6);
+  ASSERT_EQ(P.Levels.size(), 3u);
+  expectLevel(P.Levels[1], 1, 4, 64e6, 1.6e-4);
+  expectLevel(P.Levels[2], 2, 2, 64e6, 6.4e-5);
+  expectRel(P.Time, 1.6e-4);
+}
+
+// AllToAll above the node on the same uneven spread, V = 1600e6 so that
+// V / 40^2 = 1e6 and bytes = 1e6 x (members in) x (members out).
+TEST(PlacementTest, AllToAllUnevenAboveTheNode) {
+  ClusterSpec C = smallUnits();
+  MeshSpec M = mesh(C, {{"X", 40}});
+  CollectivePlacement P = placeCollective(M, A2A, {0}, 1600e6);
+  ASSERT_EQ(P.Levels.size(), 3u);
+  // Node (level-1 rule): f = 1/40, f_p = 8/40: 1e6 * 1 * 7 = 7e6.
+  expectLevel(P.Levels[0], 0, 8, 7e6, 7e6 / 450e9);
+  // Leaf: every node, f = 8/40: 1e6 * 8 * 32 = 256e6; T = 640 us. (Within
+  // the leaf unit, f_p - f would give node 4 nothing and nodes 0..3
+  // 1e6 * 8 * 24 = 192e6.)
+  expectLevel(P.Levels[1], 1, 4, 256e6, 6.4e-4);
+  // Spine: unit 0: 1e6 * 32 * 8 = 256e6; unit 1: 1e6 * 8 * 32 = 256e6;
+  // T = 256e6 / 1e12 = 256 us.
+  expectLevel(P.Levels[2], 2, 2, 256e6, 2.56e-4);
+  EXPECT_EQ(P.BoundLevel, 1u);
+  expectRel(P.Time, 6.4e-4);
+}
+
+// In-network reduction at an upper level reaches every uplink below it that
+// the group's traffic climbs through; at the node it stays at the node.
+TEST(PlacementTest, AllReduceReductionAboveTheLevel) {
+  ClusterSpec C = superPod();
+  C.Levels[2].InNetworkReduction = true; // the spine only
+  MeshSpec Pod = mesh(C, {{"X", 1024}});
+  CollectivePlacement P = placeCollective(Pod, AR, {0}, 1e12);
+  ASSERT_EQ(P.Levels.size(), 3u);
+  // Node: level 1 keeps its own rule, 2 * 1e12 * 7/8 = 1.75e12 / 450e9.
+  expectLevel(P.Levels[0], 0, 8, 1.75e12, 1.75e12 / 450e9);
+  // Leaf: the group crosses the spine, which reduces: V = 1e12 / 400e9 =
+  // 2.5 s (not 2 * V * 127/128 = 1.984375e12).
+  expectLevel(P.Levels[1], 1, 32, 1e12, 2.5);
+  // Spine: V = 1e12 / 12.8e12 = 78.125 ms.
+  expectLevel(P.Levels[2], 2, 4, 1e12, 0.078125);
+  EXPECT_EQ(P.BoundLevel, 0u);
+  expectRel(P.Time, 1.75e12 / 450e9);
+
+  // [X:256] stays inside SU 0 and never reaches the spine's switches:
+  // leaf 2 * 1e12 * 31/32 = 1.9375e12 / 400e9 = 4.84375 s; no spine level.
+  MeshSpec Su = mesh(C, {{"X", 256}});
+  P = placeCollective(Su, AR, {0}, 1e12);
+  ASSERT_EQ(P.Levels.size(), 2u);
+  expectLevel(P.Levels[1], 1, 32, 1.9375e12, 4.84375);
+  expectRel(P.Time, 4.84375);
+
+  // Reduction in the node's NVSwitch only: the node carries V = 1e12
+  // (2.2222 s), the leaf its full 2 * V * 127/128 = 1.984375e12 (4.9609 s).
+  C.Levels[2].InNetworkReduction = false;
+  C.Levels[0].InNetworkReduction = true;
+  Pod = mesh(C, {{"X", 1024}});
+  P = placeCollective(Pod, AR, {0}, 1e12);
+  expectLevel(P.Levels[0], 0, 8, 1e12, 1e12 / 450e9);
+  expectLevel(P.Levels[1], 1, 32, 1.984375e12, 4.9609375);
+  expectLevel(P.Levels[2], 2, 4, 1.5e12, 0.1171875);
+}
+
+// What the rule does NOT guarantee: with in-network reduction in the spine,
+// spreading the issue's groups over the 4 SUs reaches the spine's switches
+// and makes the AllReduce cheaper than packing them into one SU.
+TEST(PlacementTest, SpineReductionMakesSpreadingCheaper) {
+  ClusterSpec C = superPod();
+  C.Levels[2].InNetworkReduction = true;
+  MeshSpec Spread = mesh(C, {{"S", 4}, {"Z", 16}, {"W", 2}, {"Y", 8}});
+  MeshSpec Packed = mesh(C, {{"Z", 4}, {"W", 8}, {"Y", 8}});
+  // Spread: leaf 8 groups * V = 8V = 17179869184 B / 400e9 = 42.94967296 ms;
+  // spine 128 groups * V = 128V = 274877906944 B / 12.8e12 = 21.47483648 ms.
+  CollectivePlacement P = placeCollective(Spread, AR, {0, 2}, IssueV);
+  ASSERT_EQ(P.Levels.size(), 2u);
+  expectLevel(P.Levels[0], 1, 2, 17179869184, 0.04294967296);
+  expectLevel(P.Levels[1], 2, 4, 274877906944, 0.02147483648);
+  // Packed: no group crosses the spine: leaf 14V, 75.16192768 ms.
+  CollectivePlacement Q = placeCollective(Packed, AR, {1}, IssueV);
+  ASSERT_EQ(Q.Levels.size(), 1u);
+  expectLevel(Q.Levels[0], 1, 8, 30064771072, 0.07516192768);
+  EXPECT_LT(P.Time, Q.Time);
+}
+
+/// The packed / spread pair of PlacementProperty below: groups of n nodes,
+/// q members per node, either in one SU or over s SUs (n/s nodes in each).
+/// Both fill s SUs of \p NodesPerSu nodes of \p K chips, and every node
+/// holds q members of each of K/q groups in both.
+MeshSpec packedMesh(const ClusterSpec &C, int64_t NodesPerSu, int64_t K,
+                    int64_t N, int64_t Q, int64_t S) {
+  return mesh(C, {{"Z", NodesPerSu * S / N}, {"W", N}, {"Q", Q}, {"Y", K / Q}});
+}
+MeshSpec spreadMesh(const ClusterSpec &C, int64_t NodesPerSu, int64_t K,
+                    int64_t N, int64_t Q, int64_t S) {
+  return mesh(C, {{"S", S},
+                  {"Z", NodesPerSu * S / N},
+                  {"W", N / S},
+                  {"Q", Q},
+                  {"Y", K / Q}});
+}
+
+/// Checks the guarantee derived in docs/cost-model.md §3 for one pair: the
+/// levels up to the leaf carry the same bytes (a node's uplink depends only
+/// on what the node holds), the spine carries nothing when packed, so the
+/// spread layout is never faster; and more SUs (s' > s, even spreads) never
+/// make it faster either: each SU's spine bytes grow as (s - 1) or 1 - 1/s.
+void expectSpreadCostsMore(const ClusterSpec &C, CollectiveKind Kind,
+                           int64_t NodesPerSu, int64_t K, int64_t N, int64_t Q,
+                           int64_t S, double &Prev) {
+  SCOPED_TRACE(::testing::Message() << "kind " << unsigned(Kind) << " K " << K
+                                    << " n " << N << " q " << Q << " s " << S);
+  CollectivePlacement Packed =
+      placeCollective(packedMesh(C, NodesPerSu, K, N, Q, S), Kind, {1, 2}, 1e9);
+  CollectivePlacement Spread = placeCollective(
+      spreadMesh(C, NodesPerSu, K, N, Q, S), Kind, {0, 2, 3}, 1e9);
+  for (const LevelTraffic &T : Packed.Levels)
+    EXPECT_LT(T.Level, 2u) << "a packed group crosses the spine";
+  auto BytesAt = [](const CollectivePlacement &P, unsigned Level) {
+    for (const LevelTraffic &T : P.Levels)
+      if (T.Level == Level)
+        return T.Bytes;
+    return 0.0;
+  };
+  for (unsigned Level : {0u, 1u})
+    expectRel(BytesAt(Spread, Level), BytesAt(Packed, Level));
+  EXPECT_GE(Spread.BandwidthTime, Packed.BandwidthTime);
+  EXPECT_GE(Spread.BandwidthTime, Prev);
+  Prev = Spread.BandwidthTime;
+}
+
+// The monotonicity the rule guarantees, over a grid of layouts on the
+// SuperPod and on a small cluster whose slow spine often binds: moving whole
+// nodes (same contents) from one SU to several never lowers a collective's
+// bandwidth time, for every kind, and for AllReduce with in-network
+// reduction at or below the leaf. (Spine reduction breaks it:
+// SpineReductionMakesSpreadingCheaper. Latency is left out: fewer nodes per
+// SU means fewer hops there.)
+TEST(PlacementProperty, SpreadingNodesOverMoreSusNeverHelps) {
+  ClusterSpec Pod = superPod();
+  ClusterSpec Small =
+      cluster({level("node", 4, 450e9, 0), level("leaf", 4, 400e9, 0),
+               level("spine", 4, 100e9, 0)});
+  unsigned Pairs = 0;
+  for (bool Reduce : {false, true})
+    for (auto [C, NodesPerSu] : {std::pair(&Pod, 32), std::pair(&Small, 4)}) {
+      C->Levels[0].InNetworkReduction = C->Levels[1].InNetworkReduction =
+          Reduce;
+      int64_t K = C->Levels[0].Size;
+      for (CollectiveKind Kind : {AG, RS, AR, A2A})
+        for (int64_t Q = 1; Q <= K; Q *= 2)
+          for (int64_t N = 2; N <= NodesPerSu; N *= 2) {
+            double Prev = 0;
+            for (int64_t S = 1; S <= 4 && S <= N; S *= 2, ++Pairs)
+              expectSpreadCostsMore(*C, Kind, NodesPerSu, K, N, Q, S, Prev);
+          }
+    }
+  EXPECT_EQ(Pairs, 2u * 4 * (4 * 14 + 3 * 5)); // the grid was walked
 }
 
 } // namespace
