@@ -19,6 +19,8 @@ CollectiveCost shardc::collectiveCost(PlacementCache &Cache, CollectiveKind K,
   C.GroupBytes = V;
   C.Time = P.Time;
   C.LatencyTime = P.LatencyTime;
+  if (!P.Levels.empty())
+    C.BoundLevel = P.BoundLevel;
   for (const LevelTraffic &L : P.Levels)
     C.Levels.push_back({L.Level, L.FanIn, L.Bytes, L.Time});
   return C;

@@ -37,6 +37,9 @@ struct CollectiveCost {
   double GroupBytes = 0; ///< V_g
   double Time = 0;
   double LatencyTime = 0;
+  /// The innermost level attaining the bandwidth time, when any level
+  /// carries traffic: the one the report names first.
+  std::optional<unsigned> BoundLevel;
   llvm::SmallVector<LevelCost, 4> Levels;
 };
 CollectiveCost collectiveCost(PlacementCache &Cache, CollectiveKind K,

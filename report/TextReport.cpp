@@ -18,16 +18,12 @@ namespace {
 std::string collectiveText(const CollectiveOp &Op, const MeshCompile &C) {
   const MeshSpec &Mesh = C.mesh();
   std::vector<std::string> Levels;
-  if (const auto &Cost = C.Tables.Collectives[Op.id()]) {
-    const LevelCost *Worst = nullptr;
+  const auto &Cost = C.Tables.Collectives[Op.id()];
+  if (Cost && Cost->BoundLevel) {
+    Levels.push_back(Mesh.Cluster->Levels[*Cost->BoundLevel].Name);
     for (const LevelCost &L : Cost->Levels)
-      if (!Worst || L.Time > Worst->Time)
-        Worst = &L;
-    for (const LevelCost &L : Cost->Levels)
-      if (&L != Worst)
+      if (L.Level != *Cost->BoundLevel)
         Levels.push_back(Mesh.Cluster->Levels[L.Level].Name);
-    if (Worst)
-      Levels.insert(Levels.begin(), Mesh.Cluster->Levels[Worst->Level].Name);
   }
   std::string S =
       fmt::format("{}[{}]", collectiveName(Op.collectiveKind()).str(),
