@@ -23,7 +23,8 @@ namespace shardc {
 class DiagnosticEngine;
 
 struct CompileOptions {
-  /// Searched first for imports: the stdlib folder compiled into the binary.
+  /// Searched first for imports: the stdlib folder, which the driver finds
+  /// relative to its binary.
   std::string StdlibDir;
   /// `-I` folders, searched next, in order; then the importing file's folder.
   std::vector<std::string> IncludeDirs;

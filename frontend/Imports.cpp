@@ -1,10 +1,10 @@
 //===- Imports.cpp - Loading a file and its imports -----------------------===//
 //
 // Search order for `import "x.shard";` (LANGUAGE.md §2): the stdlib folder
-// compiled into the binary, then each `-I` folder, then the importing file's
-// folder. Each file is parsed once however often it is imported (by real
-// path); a file that imports itself, directly or through others, is an error
-// that shows the chain.
+// (found by the driver next to its binary), then each `-I` folder, then the
+// importing file's folder. Each file is parsed once however often it is
+// imported (by real path); a file that imports itself, directly or through
+// others, is an error that shows the chain.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Compiler.h"
