@@ -40,6 +40,9 @@ struct Program {
   std::deque<MeshSpec> Meshes;
   /// Null when the program declares no mesh (a file of presets, say).
   std::unique_ptr<Module> IR;
+  /// The stdlib folder the imports were searched in, read again only to say
+  /// which import an undefined name is missing.
+  std::string StdlibDir;
 };
 
 /// Parses buffer \p MainBuffer and, recursively, its imports. Returns false

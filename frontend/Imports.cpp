@@ -217,5 +217,6 @@ bool shardc::loadProgram(unsigned MainBuffer, DiagnosticEngine &Diags,
   llvm::StringRef Name =
       Diags.sourceMgr().getMemoryBuffer(MainBuffer)->getBufferIdentifier();
   std::string Key = Name == "<stdin>" ? Name.str() : realPath(Name);
+  P.StdlibDir = Opts.StdlibDir;
   return Loader(Diags, Opts, P).load(MainBuffer, Key);
 }

@@ -13,6 +13,7 @@
 #include "diag/Diagnostic.h"
 #include "diag/Suggest.h"
 #include "frontend/Compiler.h"
+#include "frontend/Stdlib.h"
 #include "frontend/Units.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -71,6 +72,8 @@ private:
   void reportUndefined(const Ident &Name, llvm::StringRef What,
                        llvm::ArrayRef<SymKind> Kinds);
   std::vector<std::string> namesOf(llvm::ArrayRef<SymKind> Kinds) const;
+  std::optional<std::string> stdlibFileDeclaring(llvm::StringRef Name,
+                                                 llvm::ArrayRef<SymKind> Kinds);
 
   // Expressions (SemaExpr.cpp).
   std::optional<Quantity> eval(const Expr &E);
@@ -138,6 +141,8 @@ private:
   Module *IR = nullptr;
   std::vector<Block *> Blocks;
   int64_t RepeatProduct = 1;
+  /// Built at the first undefined name only.
+  std::optional<StdlibIndex> Stdlib;
 };
 
 } // namespace shardc
