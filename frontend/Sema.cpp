@@ -74,12 +74,12 @@ static std::optional<SymKind> declaredKind(DeclKind K) {
 }
 
 /// The stdlib file that declares \p Name as one of \p Kinds. The stdlib is
-/// parsed here, at the first undefined name, so a correct program never
-/// reads it again and a wrong one reads it once.
+/// parsed at the first undefined name, so a correct program never reads it
+/// again.
 std::optional<std::string>
 Sema::stdlibFileDeclaring(llvm::StringRef Name, llvm::ArrayRef<SymKind> Kinds) {
   if (!Stdlib)
-    Stdlib.emplace(P.StdlibDir);
+    Stdlib = &stdlibIndex(P.StdlibDir);
   const StdlibDecl *D = Stdlib->find(Name);
   std::optional<SymKind> K = D ? declaredKind(D->Kind) : std::nullopt;
   if (!K || !llvm::is_contained(Kinds, *K))

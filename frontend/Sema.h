@@ -141,8 +141,8 @@ private:
   Module *IR = nullptr;
   std::vector<Block *> Blocks;
   int64_t RepeatProduct = 1;
-  /// Built at the first undefined name only.
-  std::optional<StdlibIndex> Stdlib;
+  /// Looked up at the first undefined name only.
+  const StdlibIndex *Stdlib = nullptr;
 };
 
 } // namespace shardc

@@ -6,6 +6,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
+#include <mutex>
 
 using namespace shardc;
 
@@ -25,20 +26,31 @@ std::vector<std::string> shardc::stdlibFileNames(llvm::StringRef Dir) {
   return Names;
 }
 
-const StdlibDecl *StdlibIndex::find(llvm::StringRef Name) {
-  if (!Loaded) {
-    Loaded = true;
-    for (const std::string &File : stdlibFileNames(Dir))
-      loadFile(File);
-  }
+StdlibIndex::StdlibIndex(llvm::StringRef Dir) {
+  for (const std::string &File : stdlibFileNames(Dir))
+    loadFile(Dir, File);
+}
+
+const StdlibDecl *StdlibIndex::find(llvm::StringRef Name) const {
   auto It = Decls.find(Name);
   return It == Decls.end() ? nullptr : &It->second;
+}
+
+const StdlibIndex &shardc::stdlibIndex(llvm::StringRef Dir) {
+  // The driver compiles on a worker thread; tests may compile on several.
+  static std::mutex Lock;
+  static llvm::StringMap<std::unique_ptr<StdlibIndex>> Indexes;
+  std::lock_guard<std::mutex> Guard(Lock);
+  std::unique_ptr<StdlibIndex> &Index = Indexes[Dir];
+  if (!Index)
+    Index = std::make_unique<StdlibIndex>(Dir);
+  return *Index;
 }
 
 /// Parses one stdlib file on the side, with its own SourceMgr and a silent
 /// engine: its errors, if any, belong to no compile, and a file that does
 /// not parse only means fewer hints.
-void StdlibIndex::loadFile(const std::string &Name) {
+void StdlibIndex::loadFile(llvm::StringRef Dir, const std::string &Name) {
   llvm::SmallString<256> Path(Dir);
   llvm::sys::path::append(Path, Name);
   ParseLimits Limits;

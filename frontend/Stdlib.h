@@ -26,21 +26,26 @@ struct StdlibDecl {
   DeclKind Kind;
 };
 
-/// The top-level names the stdlib files declare, parsed at the first lookup.
+/// The top-level names the stdlib files of one folder declare.
 class StdlibIndex {
 public:
-  explicit StdlibIndex(std::string Dir) : Dir(std::move(Dir)) {}
+  /// Parses every stdlib file in \p Dir.
+  explicit StdlibIndex(llvm::StringRef Dir);
   /// Where \p Name is declared; the first file by name wins. Null when no
   /// stdlib file declares it, or the folder or file cannot be read or parsed.
-  const StdlibDecl *find(llvm::StringRef Name);
+  const StdlibDecl *find(llvm::StringRef Name) const;
 
 private:
-  void loadFile(const std::string &Name);
+  void loadFile(llvm::StringRef Dir, const std::string &Name);
 
-  std::string Dir;
-  bool Loaded = false;
   llvm::StringMap<StdlibDecl> Decls;
 };
+
+/// The index of stdlib folder \p Dir, built at the first call for it and
+/// kept for the process: parsing the stdlib costs several milliseconds, and
+/// --split-input-file, the property tests and the fuzzers compile many
+/// programs with undefined names.
+const StdlibIndex &stdlibIndex(llvm::StringRef Dir);
 
 } // namespace shardc
 
