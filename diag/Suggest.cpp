@@ -8,11 +8,26 @@ using namespace shardc;
 /// (tests/lit/hostile/long-names.test).
 constexpr size_t MaxSuggestedLength = 128;
 
+/// A case-only difference (`h100` for `H100`, `TFLOPs` for `TFLOPS`) is the
+/// likeliest typo of all.
+static bool differsInCaseOnly(llvm::StringRef Name, llvm::StringRef C) {
+  return Name.equals_insensitive(C) && Name != C;
+}
+
 std::optional<std::string>
 shardc::closestName(llvm::StringRef Name,
                     llvm::ArrayRef<std::string> Candidates) {
   if (Name.size() > MaxSuggestedLength)
     return std::nullopt;
+  // Every one-letter name is one edit from every other, so a suggestion for
+  // `K` would only name some other one-letter dim: noise, unless the case is
+  // all that differs.
+  if (Name.size() == 1) {
+    for (const std::string &C : Candidates)
+      if (differsInCaseOnly(Name, C))
+        return C;
+    return std::nullopt;
+  }
   // A suggestion must be closer than a third of the name, or it is noise.
   unsigned Best = std::max<unsigned>(1, (Name.size() + 2) / 3) + 1;
   std::optional<std::string> Result;
@@ -21,9 +36,7 @@ shardc::closestName(llvm::StringRef Name,
     if (std::max(C.size(), Name.size()) - std::min(C.size(), Name.size()) >
         Best)
       continue;
-    // A case-only difference (`h100` for `H100`, `TFLOPs` for `TFLOPS`) is
-    // the likeliest typo: it beats every other candidate.
-    if (Name.equals_insensitive(C) && Name != C)
+    if (differsInCaseOnly(Name, C))
       return C;
     unsigned D = Name.edit_distance(C, /*AllowReplacements=*/true, Best);
     // Equally close candidates: the shorter, then the alphabetically first,

@@ -15,7 +15,8 @@
 namespace shardc {
 
 /// The candidate closest to \p Name by edit distance, if close enough to be
-/// a plausible typo.
+/// a plausible typo. A candidate that differs from \p Name only in case wins
+/// outright; a one-letter name gets no other suggestion.
 std::optional<std::string> closestName(llvm::StringRef Name,
                                        llvm::ArrayRef<std::string> Candidates);
 

@@ -23,7 +23,8 @@ namespace shardc {
 class DiagnosticEngine;
 
 struct CompileOptions {
-  /// Searched first for imports: the stdlib folder compiled into the binary.
+  /// Searched first for imports: the stdlib folder, which the driver finds
+  /// relative to its binary.
   std::string StdlibDir;
   /// `-I` folders, searched next, in order; then the importing file's folder.
   std::vector<std::string> IncludeDirs;
@@ -40,6 +41,9 @@ struct Program {
   /// program declares no mesh (a file of presets, say). It owns everything
   /// it refers to, so it outlives the ASTs.
   std::unique_ptr<Module> IR;
+  /// The stdlib folder the imports were searched in, read again only to say
+  /// which import an undefined name is missing.
+  std::string StdlibDir;
 };
 
 /// Parses buffer \p MainBuffer and, recursively, its imports. Returns false

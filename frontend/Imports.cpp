@@ -1,14 +1,16 @@
 //===- Imports.cpp - Loading a file and its imports -----------------------===//
 //
 // Search order for `import "x.shard";` (LANGUAGE.md §2): the stdlib folder
-// compiled into the binary, then each `-I` folder, then the importing file's
-// folder. Each file is parsed once however often it is imported (by real
-// path); a file that imports itself, directly or through others, is an error
-// that shows the chain.
+// (found by the driver next to its binary), then each `-I` folder, then the
+// importing file's folder. Each file is parsed once however often it is
+// imported (by real path); a file that imports itself, directly or through
+// others, is an error that shows the chain.
 //
 //===----------------------------------------------------------------------===//
-#include "frontend/Compiler.h"
 #include "diag/Diagnostic.h"
+#include "diag/Suggest.h"
+#include "frontend/Compiler.h"
+#include "frontend/Stdlib.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -29,6 +31,7 @@ private:
   bool importAll(const FileAST &F, llvm::StringRef Dir);
   std::optional<std::string> find(const ImportDecl &I, llvm::StringRef Dir,
                                   std::string &Searched);
+  void reportNotFound(const ImportDecl &I, const std::string &Searched);
   std::string chain(const std::string &Key) const;
 
   DiagnosticEngine &Diags;
@@ -73,6 +76,26 @@ Loader::find(const ImportDecl &I, llvm::StringRef Dir, std::string &Searched) {
   return std::nullopt;
 }
 
+/// Reports an import found nowhere, with the stdlib file it probably meant:
+/// the same name in another case (`NVIDIA.shard`), a typo, or the name
+/// without its `.shard` (`"nvidia"`). Only a bare file name is compared: a
+/// path with folders is not a misspelt preset.
+void Loader::reportNotFound(const ImportDecl &I, const std::string &Searched) {
+  llvm::StringRef Path = I.Path;
+  std::optional<std::string> Best;
+  if (llvm::sys::path::filename(Path) == Path) {
+    std::vector<std::string> Files = stdlibFileNames(Opts.StdlibDir);
+    Best = closestName(Path, Files);
+    if (!Best && !Path.endswith(".shard"))
+      Best = closestName((Path + ".shard").str(), Files);
+  }
+  if (Best && *Best != Path)
+    Diags.report(I.PathRange, diag::ImportNotFoundSuggest, Path, *Best,
+                 Searched);
+  else
+    Diags.report(I.PathRange, diag::ImportNotFound, Path, Searched);
+}
+
 bool Loader::importAll(const FileAST &F, llvm::StringRef Dir) {
   bool Ok = true;
   for (const DeclPtr &D : F.Items) {
@@ -82,7 +105,7 @@ bool Loader::importAll(const FileAST &F, llvm::StringRef Dir) {
     std::string Searched;
     std::optional<std::string> Path = find(*I, Dir, Searched);
     if (!Path) {
-      Diags.report(I->PathRange, diag::ImportNotFound, I->Path, Searched);
+      reportNotFound(*I, Searched);
       Ok = false;
       continue;
     }
@@ -194,5 +217,6 @@ bool shardc::loadProgram(unsigned MainBuffer, DiagnosticEngine &Diags,
   llvm::StringRef Name =
       Diags.sourceMgr().getMemoryBuffer(MainBuffer)->getBufferIdentifier();
   std::string Key = Name == "<stdin>" ? Name.str() : realPath(Name);
+  P.StdlibDir = Opts.StdlibDir;
   return Loader(Diags, Opts, P).load(MainBuffer, Key);
 }

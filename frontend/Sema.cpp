@@ -52,8 +52,53 @@ std::vector<std::string> Sema::namesOf(llvm::ArrayRef<SymKind> Kinds) const {
   return Out;
 }
 
+/// The symbol kind a top-level declaration of kind \p K declares, if any.
+static std::optional<SymKind> declaredKind(DeclKind K) {
+  switch (K) {
+  case DeclKind::Chip:
+    return SymKind::Chip;
+  case DeclKind::Cluster:
+    return SymKind::Cluster;
+  case DeclKind::Mesh:
+    return SymKind::Mesh;
+  case DeclKind::Dim:
+    return SymKind::Dim;
+  case DeclKind::Let:
+    return SymKind::Let;
+  // A stdlib file's tensors and statements are not names a user imports.
+  case DeclKind::Import:
+  case DeclKind::Config:
+  case DeclKind::Tensor:
+  case DeclKind::Repeat:
+  case DeclKind::Assign:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The stdlib file that declares \p Name as one of \p Kinds. The stdlib is
+/// parsed at the first undefined name, so a correct program never reads it
+/// again.
+std::optional<std::string>
+Sema::stdlibFileDeclaring(llvm::StringRef Name, llvm::ArrayRef<SymKind> Kinds) {
+  if (!Stdlib)
+    Stdlib = &stdlibIndex(P.StdlibDir);
+  const StdlibDecl *D = Stdlib->find(Name);
+  std::optional<SymKind> K = D ? declaredKind(D->Kind) : std::nullopt;
+  if (!K || !llvm::is_contained(Kinds, *K))
+    return std::nullopt;
+  return D->File;
+}
+
 void Sema::reportUndefined(const Ident &Name, llvm::StringRef What,
                            llvm::ArrayRef<SymKind> Kinds) {
+  // A name the stdlib declares is a missing import, not a typo: say which
+  // import provides it instead of suggesting a name that merely looks alike.
+  if (std::optional<std::string> File = stdlibFileDeclaring(Name.Name, Kinds)) {
+    Diags.report(Name.Range, diag::UndefinedName, What, Name.Name);
+    Diags.report(Name.Range, diag::DeclaredInStdlib, Name.Name, *File);
+    return;
+  }
   if (auto Best = closestName(Name.Name, namesOf(Kinds)))
     Diags.report(Name.Range, diag::UndefinedNameSuggest, What, Name.Name,
                  *Best);

@@ -14,6 +14,7 @@
 #include "diag/Suggest.h"
 #include "frontend/Compiler.h"
 #include "frontend/Properties.h"
+#include "frontend/Stdlib.h"
 #include "frontend/Units.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -50,6 +51,8 @@ private:
   void reportUndefined(const Ident &Name, llvm::StringRef What,
                        llvm::ArrayRef<SymKind> Kinds);
   std::vector<std::string> namesOf(llvm::ArrayRef<SymKind> Kinds) const;
+  std::optional<std::string> stdlibFileDeclaring(llvm::StringRef Name,
+                                                 llvm::ArrayRef<SymKind> Kinds);
 
   // Expressions (SemaExpr.cpp).
   std::optional<Quantity> eval(const Expr &E);
@@ -122,6 +125,8 @@ private:
   /// Where the next op goes: the module's body or a repeat's.
   std::unique_ptr<OpBuilder> Builder;
   int64_t RepeatProduct = 1;
+  /// Looked up at the first undefined name only.
+  const StdlibIndex *Stdlib = nullptr;
 };
 
 } // namespace shardc

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   if (!shardc::testgen::importsStayInFolder(Source))
     return -1;
   shardc::testgen::InProcessOptions O;
-  O.StdlibDir = SHARDC_STDLIB_DIR;
+  O.StdlibDir = SHARDC_SOURCE_STDLIB_DIR;
   auto R = shardc::testgen::compileInProcess(Source, O);
   if (!R->InternalError.empty()) {
     std::fprintf(stderr, "shardc internal error: %s\n",

@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   G.WrongPercent = 2;
   std::string Program = shardc::testgen::generateProgram(Choices, G);
   shardc::testgen::InProcessOptions O;
-  O.StdlibDir = SHARDC_STDLIB_DIR;
+  O.StdlibDir = SHARDC_SOURCE_STDLIB_DIR;
   auto R = shardc::testgen::compileInProcess(Program, O);
   if (!R->InternalError.empty()) {
     std::fprintf(stderr, "shardc internal error: %s\nprogram:\n%s\n",

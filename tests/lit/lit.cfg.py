@@ -17,7 +17,10 @@ config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".shard", ".test"]
 config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.shardc_obj_root, "tests", "lit")
+# Real paths: shardc names its stdlib by the real path of its binary, and the
+# install tests compare that with paths under %t.
+config.test_exec_root = os.path.realpath(
+    os.path.join(config.shardc_obj_root, "tests", "lit"))
 
 # FileCheck and `not` live in LLVM's tool folder, which Debian keeps off PATH.
 config.environment["PATH"] = os.pathsep.join(
@@ -32,7 +35,15 @@ if os.geteuid() != 0:
 
 config.substitutions.append(
     ("%shardc", os.path.join(config.shardc_tools_dir, "shardc")))
-config.substitutions.append(("%stdlib", config.shardc_stdlib_dir))
+# The build's copy of the stdlib (build/share/shardc/stdlib), which shardc
+# finds next to its binary and names by its real path.
+config.substitutions.append(
+    ("%stdlib", os.path.realpath(config.shardc_stdlib_dir)))
+# `cmake --install` of this build, for the tests of an installed shardc.
+config.substitutions.append(
+    ("%install-shardc",
+     "%s --install %s --prefix" % (config.cmake_command,
+                                   config.shardc_obj_root)))
 config.substitutions.append(
     ("%examples", os.path.join(config.shardc_src_root, "examples")))
 # The JSON report's schema check runs under Debian's python (which has

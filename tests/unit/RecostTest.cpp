@@ -24,7 +24,7 @@ namespace {
 
 std::unique_ptr<InProcessResult> compile(const std::string &Source) {
   InProcessOptions O;
-  O.StdlibDir = SHARDC_STDLIB_DIR;
+  O.StdlibDir = SHARDC_SOURCE_STDLIB_DIR;
   return compileInProcess(Source, O);
 }
 

@@ -6,7 +6,8 @@
 // Exit codes:
 //   0  success (with --verify-diagnostics: the diagnostics matched)
 //   1  errors in the input (with --verify-diagnostics: a mismatch)
-//   2  usage or I/O errors: a bad flag, an unreadable FILE, an unwritable -o
+//   2  usage or I/O errors: a bad flag, an unreadable FILE, an unwritable -o,
+//      a missing or unreadable stdlib folder
 //   3  internal error: an exception or a broken IR invariant (a shardc bug)
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +25,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -51,7 +53,9 @@ enum class ColorMode { Auto, Always, Never };
 
 cl::OptionCategory ShardcCategory("shardc options");
 
-cl::list<std::string> InputFiles(cl::Positional, cl::OneOrMore,
+// Zero files is a usage error unless --print-stdlib-dir asks for no compile:
+// main checks it.
+cl::list<std::string> InputFiles(cl::Positional, cl::ZeroOrMore,
                                  cl::desc("<FILE... or - for stdin>"),
                                  cl::cat(ShardcCategory));
 cl::list<std::string> IncludeDirs("I", cl::Prefix,
@@ -101,6 +105,10 @@ cl::list<std::string> PrintIRAfter(
     cl::desc("Print the IR after the named passes ('all' for every pass, "
              "'check' for the IR the frontend built, before any pass)"),
     cl::value_desc("pass"), cl::cat(ShardcCategory));
+cl::opt<bool> PrintStdlibDir(
+    "print-stdlib-dir",
+    cl::desc("Print the folder of the stdlib presets (nvidia.shard) and exit"),
+    cl::cat(ShardcCategory));
 
 /// The pseudo-pass of --print-ir-after that names the IR as the frontend
 /// lowered it: the only place its `reshard` ops can be seen.
@@ -163,14 +171,35 @@ struct DriverOptions {
   CompileOptions Compile;
 };
 
-/// The source tree's stdlib while it exists (a build), else the installed one.
-std::string stdlibDir() {
-  if (llvm::sys::fs::is_directory(SHARDC_STDLIB_DIR))
-    return SHARDC_STDLIB_DIR;
-  return SHARDC_INSTALL_STDLIB_DIR;
+/// The stdlib folder, found relative to the running binary (not to the
+/// source tree it was built from), so that an install can be moved and a
+/// build outlives its clone. The build tree has the same layout as an
+/// install (stdlib/CMakeLists.txt). An error when it is missing or unreadable:
+/// shardc is then broken, whatever the input.
+llvm::Expected<std::string> findStdlibDir(const char *Argv0) {
+  static int Anchor; // any symbol of this binary, for getMainExecutable
+  std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, &Anchor);
+  if (Exe.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "cannot find the shardc binary's folder, "
+                                   "where its stdlib is");
+  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Exe));
+  llvm::sys::path::append(Dir, SHARDC_STDLIB_FROM_BIN);
+  llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  std::error_code EC;
+  llvm::sys::fs::directory_iterator It(Dir, EC);
+  if (EC) {
+    std::string Msg =
+        "cannot read the stdlib folder '" + Dir.str().str() +
+        "': " + EC.message() + " (shardc looks for it at '" +
+        SHARDC_STDLIB_FROM_BIN +
+        "' from its own folder; reinstall with 'cmake --install')";
+    return llvm::createStringError(EC, Msg.c_str());
+  }
+  return std::string(Dir.str());
 }
 
-DriverOptions readOptions() {
+DriverOptions readOptions(const std::string &StdlibDir) {
   DriverOptions O;
   O.Inputs.assign(InputFiles.begin(), InputFiles.end());
   O.OutputPath = OutputFile;
@@ -182,7 +211,7 @@ DriverOptions readOptions() {
   O.Colors = llvm::errs().colors_enabled();
   O.ErrorLimit = ErrorLimit;
   O.PrintIRAfter.assign(PrintIRAfter.begin(), PrintIRAfter.end());
-  O.Compile.StdlibDir = stdlibDir();
+  O.Compile.StdlibDir = StdlibDir;
   O.Compile.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
   return O;
 }
@@ -397,6 +426,25 @@ int runDriver(const DriverOptions &O) {
   return Worst;
 }
 
+/// What the option parser cannot check on its own. Returns false after
+/// reporting a usage error.
+bool checkUsage() {
+  std::vector<std::string> Known = passNames();
+  for (const std::string &Name : PrintIRAfter)
+    if (Name != "all" && Name != CheckStage &&
+        !llvm::is_contained(Known, Name)) {
+      driverError() << "unknown pass '" << Name << "' in --print-ir-after "
+                    << "(passes: " << llvm::join(Known, ", ") << "; also '"
+                    << CheckStage << "' and 'all')\n";
+      return false;
+    }
+  if (InputFiles.empty() && !PrintStdlibDir) {
+    driverError() << "no input file (give FILE, or '-' to read stdin)\n";
+    return false;
+  }
+  return true;
+}
+
 constexpr const char *Overview =
     "shardc: a compiler for cluster cost models\n\n"
     "  Exit codes: 0 success, 1 errors in the input (with "
@@ -424,22 +472,24 @@ int main(int Argc, char **Argv) {
     return ExitUsage;
   }
   applyColorOption();
-  std::vector<std::string> Known = passNames();
-  for (const std::string &Name : PrintIRAfter)
-    if (Name != "all" && Name != CheckStage &&
-        !llvm::is_contained(Known, Name)) {
-      driverError() << "unknown pass '" << Name << "' in --print-ir-after "
-                    << "(passes: " << llvm::join(Known, ", ") << "; also '"
-                    << CheckStage << "' and 'all')\n";
-      return ExitUsage;
-    }
+  if (!checkUsage())
+    return ExitUsage;
+  llvm::Expected<std::string> Stdlib = findStdlibDir(Argv[0]);
+  if (!Stdlib) {
+    driverError() << llvm::toString(Stdlib.takeError()) << "\n";
+    return ExitUsage;
+  }
+  if (PrintStdlibDir) {
+    llvm::outs() << *Stdlib << "\n";
+    return ExitSuccess;
+  }
 
   int Code = ExitInternal;
-  auto Compile = [&Code] {
+  auto Compile = [&Code, &Stdlib] {
     // An exception cannot cross the thread boundary, and none may escape:
     // it is a shardc bug, reported as such.
     try {
-      Code = runDriver(readOptions());
+      Code = runDriver(readOptions(*Stdlib));
     } catch (const std::exception &E) {
       driverError() << "internal error: " << E.what() << "\n";
       Code = ExitInternal;
