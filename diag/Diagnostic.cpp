@@ -60,6 +60,8 @@ bool DiagnosticEngine::admit(Severity &S, llvm::SMRange Range) {
 }
 
 void DiagnosticEngine::emit(const Diagnostic &D) {
+  if (Observer)
+    Observer(D);
   if (Custom)
     Custom(D);
   else

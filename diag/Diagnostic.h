@@ -88,7 +88,11 @@ public:
   /// The pointer \p L names; invalid when its buffer or line is gone.
   llvm::SMLoc toSMLoc(Loc L) const;
 
+  /// Replaces printing: \p H receives every diagnostic instead.
   void setHandler(Handler H) { Custom = std::move(H); }
+  /// Also shows every diagnostic to \p H, after it is printed or handled
+  /// (the driver's JSON output lists them).
+  void setObserver(Handler H) { Observer = std::move(H); }
   void setErrorLimit(unsigned N) { ErrorLimit = N; }
   void setShowColors(bool B) { Colors = B; }
   /// Warnings become errors (-Werror).
@@ -107,6 +111,7 @@ private:
 
   llvm::SourceMgr &SM;
   Handler Custom;
+  Handler Observer;
   unsigned Errors = 0;
   unsigned ErrorLimit = 20;
   bool Stopped = false;

@@ -99,6 +99,38 @@ void collectiveJson(OStream &J, const CollectiveOp &Op, const MeshCompile &C) {
   });
 }
 
+/// A plan as data: its steps, its op time, and the sentence it reads as.
+void planJson(OStream &J, const PlanSummary &P, const TypeNames &Names) {
+  J.object([&] {
+    J.attributeArray("steps", [&] {
+      for (const PlanStep &S : P.Steps)
+        J.object([&] {
+          J.attributeArray("axes", [&] {
+            for (AxisId A : S.Axes)
+              J.value(Names.Axes[A]);
+          });
+          J.attribute("kind", stepKindName(S.Kind));
+          J.attribute("value", S.Value);
+        });
+    });
+    J.attribute("text", describePlan(P, Names));
+    J.attribute("time_s", P.Time);
+  });
+}
+
+void choiceJson(OStream &J, const PlanChoice &C, const TypeNames &Names) {
+  J.attributeObject("choice", [&] {
+    J.attributeBegin("chosen");
+    planJson(J, C.Chosen, Names);
+    J.attributeEnd();
+    if (C.Rejected) {
+      J.attributeBegin("rejected");
+      planJson(J, *C.Rejected, Names);
+      J.attributeEnd();
+    }
+  });
+}
+
 void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
             llvm::ArrayRef<const CollectiveOp *> Colls) {
   const Statement &S = C.checked().statement(Stmt);
@@ -108,7 +140,7 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
   J.object([&] {
     J.attribute("bound", boundName(Cost.Bounded));
     if (Choice)
-      J.attribute("choice", describePlan(Choice->Chosen, Names));
+      choiceJson(J, *Choice, Names);
     J.attributeArray("collectives", [&] {
       for (const CollectiveOp *Op : Colls)
         collectiveJson(J, *Op, C);
@@ -120,11 +152,6 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
     J.attribute("kind", opNoun(S.Kind));
     J.attribute("line", int64_t(S.Location.Line));
     J.attribute("name", S.Name);
-    if (Choice && Choice->Rejected)
-      J.attributeObject("rejected", [&] {
-        J.attribute("plan", describePlan(*Choice->Rejected, Names));
-        J.attribute("time_s", Choice->Rejected->Time);
-      });
     J.attribute("repeat", S.Repeat);
     J.attribute("t_comms_s", Cost.TComms);
     J.attribute("t_hbm_s", Cost.THbm);
@@ -162,26 +189,58 @@ void totalJson(OStream &J, const ProgramCost &T) {
   });
 }
 
+void diagnosticsJson(OStream &J, llvm::ArrayRef<JsonDiagnostic> Diags) {
+  J.attributeArray("diagnostics", [&] {
+    for (const JsonDiagnostic &D : Diags)
+      J.object([&] {
+        if (!D.File.empty()) {
+          J.attribute("column", int64_t(D.Column));
+          J.attribute("file", D.File);
+          J.attribute("line", int64_t(D.Line));
+        }
+        J.attribute("message", D.Message);
+        J.attribute("severity", D.Severity);
+      });
+  });
+}
+
 } // namespace
 
-void shardc::printJsonReport(const MeshCompile &C, llvm::raw_ostream &OS) {
-  auto Colls = collectivesByStatement(*C.lowered());
-  const ProgramInfo &Info = C.checked().info();
+void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
   OStream J(OS, /*IndentSize=*/2);
+  const MeshCompile *C = E.Compile;
   J.object([&] {
-    clusterJson(J, *C.mesh().Cluster);
-    meshJson(J, C.mesh());
-    J.attributeArray("ops", [&] {
-      for (size_t I = 0; I < Info.Statements.size(); ++I)
-        if (C.Tables.StatementCosts[I] &&
-            Info.Statements[I].Kind != OpKind::Input)
-          opJson(J, C, I, Colls[I]);
-    });
-    J.attribute("overlap", C.config().Overlap);
-    J.attribute("source", Info.SourceName);
-    tensorsJson(J, C);
-    totalJson(J, *C.Tables.Totals);
+    J.attribute("chunk", int64_t(E.Chunk));
+    if (C)
+      clusterJson(J, *C->mesh().Cluster);
+    diagnosticsJson(J, E.Diagnostics);
+    if (C) {
+      meshJson(J, C->mesh());
+      auto Colls = collectivesByStatement(*C->lowered());
+      const ProgramInfo &Info = C->checked().info();
+      J.attributeArray("ops", [&] {
+        for (size_t I = 0; I < Info.Statements.size(); ++I)
+          if (C->Tables.StatementCosts[I] &&
+              Info.Statements[I].Kind != OpKind::Input)
+            opJson(J, *C, I, Colls[I]);
+      });
+      J.attribute("overlap", C->config().Overlap);
+    }
+    J.attribute("source", E.Source);
+    J.attribute("status", E.Failed ? "error" : C ? "ok" : "no_mesh");
+    if (C) {
+      tensorsJson(J, *C);
+      totalJson(J, *C->Tables.Totals);
+    }
     J.attribute("version", int64_t(JsonVersion));
   });
-  OS << "\n";
+}
+
+void shardc::printJsonReport(const MeshCompile &C, llvm::raw_ostream &OS) {
+  JsonEntry E;
+  E.Source = C.checked().info().SourceName;
+  E.Compile = &C;
+  OS << "[\n";
+  printJsonEntry(E, OS);
+  OS << "\n]\n";
 }

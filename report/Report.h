@@ -20,9 +20,30 @@ class raw_ostream;
 
 namespace shardc {
 
-constexpr unsigned JsonVersion = 1;
+constexpr unsigned JsonVersion = 2;
 
 void printTextReport(const MeshCompile &C, llvm::raw_ostream &OS);
+
+/// One diagnostic as the JSON lists it.
+struct JsonDiagnostic {
+  std::string Severity; ///< error, warning, note, remark
+  std::string Message;
+  std::string File; ///< empty when it has no location
+  unsigned Line = 0, Column = 0;
+};
+
+/// What one input file (one chunk, under --split-input-file) gave: its
+/// entry in the JSON array (docs/json.md).
+struct JsonEntry {
+  std::string Source;
+  unsigned Chunk = 0;
+  std::vector<JsonDiagnostic> Diagnostics;
+  /// The costed program; null when the input had errors or no mesh.
+  const MeshCompile *Compile = nullptr;
+  bool Failed = false;
+};
+void printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS);
+/// The report of one costed program, as a one-element array.
 void printJsonReport(const MeshCompile &C, llvm::raw_ostream &OS);
 
 /// The collectives that realise each statement, in program order, indexed

@@ -48,13 +48,6 @@ config.substitutions.append(
     ("%examples", os.path.join(config.shardc_src_root, "examples")))
 # The JSON report's schema check runs under Debian's python (which has
 # python3-jsonschema), not whatever python3 is first on PATH.
-# The array form first: lit substitutes in order, and one name prefixes
-# the other.
-config.substitutions.append(
-    ("%validate-json-array",
-     "/usr/bin/python3 %s %s --array" % (
-         os.path.join(config.shardc_src_root, "tests/lit/report/validate_json.py"),
-         os.path.join(config.shardc_src_root, "docs/report.schema.json"))))
 config.substitutions.append(
     ("%validate-json",
      "/usr/bin/python3 %s %s" % (

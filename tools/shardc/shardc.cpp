@@ -248,10 +248,16 @@ std::unique_ptr<MeshCompile> runPasses(const Module &M, DiagnosticEngine &Diags,
   return C;
 }
 
+/// Whether the output is the JSON array of reports (docs/json.md).
+bool jsonReport(const DriverOptions &O) {
+  return O.Emit == EmitKind::Report && O.Format == OutputFormat::JSON;
+}
+
 /// Compiles buffer \p Id as far as --emit needs and prints the result to
-/// \p OS. Returns the exit code; input errors are already reported.
+/// \p OS; in JSON mode, prints \p Json's entry when the compile got as far
+/// as a report. Returns the exit code; input errors are already reported.
 int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
-                   llvm::raw_ostream &OS) {
+                   llvm::raw_ostream &OS, JsonEntry *Json) {
   llvm::SourceMgr &SM = Diags.sourceMgr();
   // Tokens come straight from the lexer, so the lexer can be inspected on a
   // file whose imports or syntax are broken.
@@ -267,24 +273,25 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
   }
   if (!checkProgram(Diags, P))
     return ExitInputErrors;
-  if (!P.IR) {
-    if (O.Emit == EmitKind::Report)
-      OS << "no mesh declared: nothing to cost (declare a mesh and tensors)\n";
-    return ExitSuccess;
-  }
-  std::unique_ptr<MeshCompile> C = runPasses(*P.IR, Diags, O, OS);
-  if (!C)
+  std::unique_ptr<MeshCompile> C;
+  if (P.IR && !(C = runPasses(*P.IR, Diags, O, OS)))
     return Diags.hasErrors() ? ExitInputErrors : ExitInternal;
   switch (O.Emit) {
   case EmitKind::IR:
   case EmitKind::Costs:
-    printAnnotated(*C, OS, O.Emit == EmitKind::Costs);
+    if (C)
+      printAnnotated(*C, OS, O.Emit == EmitKind::Costs);
     break;
   case EmitKind::Report:
-    if (O.Format == OutputFormat::JSON)
-      printJsonReport(*C, OS);
-    else
+    if (Json) {
+      Json->Compile = C.get();
+      printJsonEntry(*Json, OS);
+    } else if (C) {
       printTextReport(*C, OS);
+    } else {
+      OS << "no mesh declared: nothing to cost (declare a mesh and "
+            "tensors)\n";
+    }
     break;
   case EmitKind::Tokens:
   case EmitKind::AST:
@@ -293,23 +300,58 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
   return ExitSuccess;
 }
 
+/// Records each diagnostic for the JSON entry, with its place.
+void recordDiagnostics(DiagnosticEngine &Diags, JsonEntry &Json) {
+  llvm::SourceMgr &SM = Diags.sourceMgr();
+  Diags.setObserver([&SM, &Json](const Diagnostic &D) {
+    static const char *Names[] = {"error", "warning", "note", "remark"};
+    JsonDiagnostic J{Names[unsigned(D.Sev)], D.Message, "", 0, 0};
+    if (unsigned Buf = D.Range.Start.isValid()
+                           ? SM.FindBufferContainingLoc(D.Range.Start)
+                           : 0) {
+      J.File = SM.getMemoryBuffer(Buf)->getBufferIdentifier().str();
+      std::tie(J.Line, J.Column) = SM.getLineAndColumn(D.Range.Start, Buf);
+    }
+    Json.Diagnostics.push_back(std::move(J));
+  });
+}
+
 /// Compiles one buffer with its own SourceMgr and engine, so the chunks of
-/// --split-input-file cannot see each other's errors or imports.
-int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer,
+/// --split-input-file cannot see each other's errors or imports. Chunk
+/// \p Chunk of its file, for the JSON entry.
+int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
                   const DriverOptions &O, llvm::raw_ostream &OS) {
   llvm::SourceMgr SM;
+  std::string Source = Buffer->getBufferIdentifier().str();
   unsigned Id = SM.AddNewSourceBuffer(std::move(Buffer), llvm::SMLoc());
   DiagnosticEngine Diags(SM);
   Diags.setErrorLimit(O.ErrorLimit);
   Diags.setShowColors(O.Colors);
+  std::optional<JsonEntry> Json;
+  if (jsonReport(O)) {
+    Json.emplace();
+    Json->Source = Source;
+    Json->Chunk = Chunk;
+    recordDiagnostics(Diags, *Json);
+  }
   std::optional<DiagnosticVerifier> Verifier;
   if (O.VerifyDiagnostics) {
     Verifier.emplace(Diags);
     Verifier->addExpectations(Id);
   }
-  int Code = compileAndEmit(Id, Diags, O, OS);
+  std::string Out;
+  llvm::raw_string_ostream Buf(Out);
+  int Code = compileAndEmit(Id, Diags, O, Buf, Json ? &*Json : nullptr);
   if (Code == ExitSuccess && Diags.hasErrors())
     Code = ExitInputErrors;
+  if (Json && Code != ExitSuccess) {
+    // The entry says what went wrong instead of the report.
+    Out.clear();
+    Json->Compile = nullptr;
+    Json->Failed = true;
+    printJsonEntry(*Json, Buf);
+  }
+  OS << Buf.str();
   if (!Verifier || Code > ExitInputErrors)
     return Code;
   return Verifier->verify(llvm::errs(), O.Colors) ? ExitSuccess
@@ -348,15 +390,21 @@ splitInput(const llvm::MemoryBuffer &Buffer) {
   return Chunks;
 }
 
-/// The whole compile: read, split, compile each chunk, write the output.
 /// Compiles one input file (each chunk of it, with --split-input-file) and
-/// writes what it prints to \p OS. Returns the worst exit code.
+/// appends what each chunk prints to \p Outputs. Returns the worst exit
+/// code.
 int runFile(const std::string &Path, const DriverOptions &O,
-            llvm::raw_ostream &OS) {
+            std::vector<std::string> &Outputs) {
   auto BufferOrErr = readSourceFile(Path, O.Compile.Limits.MaxFileBytes);
   if (!BufferOrErr) {
-    driverError() << "cannot read '" << Path
-                  << "': " << BufferOrErr.getError().message() << "\n";
+    std::string Msg =
+        "cannot read '" + Path + "': " + BufferOrErr.getError().message();
+    driverError() << Msg << "\n";
+    if (jsonReport(O)) {
+      JsonEntry E{Path, 0, {{"error", Msg, "", 0, 0}}, nullptr, true};
+      llvm::raw_string_ostream OS(Outputs.emplace_back());
+      printJsonEntry(E, OS);
+    }
     return ExitUsage;
   }
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Chunks;
@@ -366,35 +414,35 @@ int runFile(const std::string &Path, const DriverOptions &O,
     Chunks.push_back(std::move(*BufferOrErr));
   int Worst = ExitSuccess;
   for (size_t I = 0; I < Chunks.size(); ++I) {
-    if (I != 0)
-      OS << "// -----\n";
-    Worst = std::max(Worst, compileBuffer(std::move(Chunks[I]), O, OS));
+    llvm::raw_string_ostream OS(Outputs.emplace_back());
+    Worst = std::max(Worst, compileBuffer(std::move(Chunks[I]), I, O, OS));
   }
   return Worst;
 }
 
-/// Writes the outputs of several input files: each text output under a
-/// `==> FILE <==` heading, JSON documents as one JSON array.
-void writeOutputs(const std::vector<std::string> &Outputs,
+/// Writes what every input printed: in JSON mode one array of entries, one
+/// per file (per chunk under --split-input-file); in text, chunks separated
+/// by `// -----`, and each file under a `==> FILE <==` heading when there
+/// are several.
+void writeOutputs(const std::vector<std::vector<std::string>> &Files,
                   const DriverOptions &O, llvm::raw_ostream &OS) {
-  if (Outputs.size() == 1) {
-    OS << Outputs.front();
+  if (jsonReport(O)) {
+    bool First = true;
+    OS << "[\n";
+    for (const auto &Chunks : Files)
+      for (const std::string &C : Chunks) {
+        OS << (First ? "" : ",\n") << llvm::StringRef(C).rtrim();
+        First = false;
+      }
+    OS << "\n]\n";
     return;
   }
-  bool Json = O.Format == OutputFormat::JSON && O.Emit == EmitKind::Report;
-  bool First = true;
-  OS << (Json ? "[\n" : "");
-  for (size_t I = 0; I < Outputs.size(); ++I) {
-    if (Json && Outputs[I].empty())
-      continue; // a file with errors prints no document
-    if (Json)
-      OS << (First ? "" : ",\n") << llvm::StringRef(Outputs[I]).rtrim();
-    else
-      OS << (First ? "" : "\n") << "==> " << O.Inputs[I] << " <==\n"
-         << Outputs[I];
-    First = false;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    if (Files.size() > 1)
+      OS << (I ? "\n" : "") << "==> " << O.Inputs[I] << " <==\n";
+    for (size_t K = 0; K < Files[I].size(); ++K)
+      OS << (K ? "// -----\n" : "") << Files[I][K];
   }
-  OS << (Json ? "\n]\n" : "");
 }
 
 /// The whole run: compile every input file, write the outputs.
@@ -407,11 +455,9 @@ int runDriver(const DriverOptions &O) {
     return ExitUsage;
   }
   int Worst = ExitSuccess;
-  std::vector<std::string> Outputs;
-  for (const std::string &Path : O.Inputs) {
-    llvm::raw_string_ostream OS(Outputs.emplace_back());
-    Worst = std::max(Worst, runFile(Path, O, OS));
-  }
+  std::vector<std::vector<std::string>> Outputs;
+  for (const std::string &Path : O.Inputs)
+    Worst = std::max(Worst, runFile(Path, O, Outputs.emplace_back()));
   writeOutputs(Outputs, O, Out.os());
   Out.os().flush();
   if (Out.os().has_error()) {
