@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
 #include "ir/ContractionPlans.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace shardc;
 
@@ -137,16 +138,48 @@ Value *Sema::operand(const OperandAST &O) {
   }
   if (S->Poisoned || !O.Type)
     return S->Tensor;
-  std::optional<ShardType> Written = resolveType(*O.Type, false);
-  if (!Written)
-    return nullptr;
-  Written->Elt = S->Tensor->type().Elt;
-  if (!(*Written == S->Tensor->type())) {
-    Diags.report(O.Range, diag::ShardingMismatch, O.Name.Name,
-                 typeStr(*Written, false), typeStr(S->Tensor->type(), false));
-    return nullptr;
+  return writtenMatches(O, S->Tensor->type()) ? S->Tensor : nullptr;
+}
+
+/// The indices written after an operand's name, as the user wrote them
+/// (runs of white space read as one space).
+static std::string writtenIndices(const OperandAST &O) {
+  const char *From = O.Name.Range.End.getPointer();
+  llvm::StringRef Text(From, O.Range.End.getPointer() - From);
+  std::string Out;
+  for (char C : Text) {
+    bool Space = C == ' ' || C == '\t' || C == '\n' || C == '\r';
+    if (!Space)
+      Out += C;
+    else if (!Out.empty() && Out.back() != ' ')
+      Out += ' ';
   }
-  return S->Tensor;
+  return Out;
+}
+
+/// An operand written with indices states the tensor's current type; the
+/// only check is that it does. A written type that breaks a type rule
+/// (`{U_X}` on a tensor sharded over X, an unknown axis, a dim twice) cannot
+/// be the current type, so it is that mismatch, with the type to write,
+/// that is reported rather than the rule: the rules are for the types that
+/// declarations and outputs introduce.
+bool Sema::writtenMatches(const OperandAST &O, const ShardType &Current) {
+  std::optional<ShardType> Written;
+  {
+    llvm::SaveAndRestore<bool> Quiet(WrittenOperand, true);
+    WrittenTypeBroken = false;
+    Written = resolveType(*O.Type, /*NeedDType=*/false);
+  }
+  if (!Written && !WrittenTypeBroken)
+    return false; // it names a dim whose declaration was the error
+  if (Written) {
+    Written->Elt = Current.Elt;
+    if (*Written == Current)
+      return true;
+  }
+  Diags.report(O.Range, diag::ShardingMismatch, O.Name.Name, writtenIndices(O),
+               typeStr(Current, false));
+  return false;
 }
 
 bool Sema::checkPeak(const AssignDecl &D, DType T, bool Matmul) {
