@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
 #include "ir/ContractionPlans.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SaveAndRestore.h"
 
 using namespace shardc;
@@ -310,7 +311,8 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
         Diags.report(D.Callee.Range, diag::UnknownFunctionSuggest,
                      D.Callee.Name, *Best);
       else
-        Diags.report(D.Callee.Range, diag::UnknownFunction, D.Callee.Name);
+        Diags.report(D.Callee.Range, diag::UnknownFunction, D.Callee.Name,
+                     llvm::join(elementwiseNames(), ", "));
       return nullptr;
     }
     if (Args.size() != elementwiseArity(*Fn)) {
