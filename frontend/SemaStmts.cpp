@@ -338,8 +338,9 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
     }
   }
   // Partial sums survive only linear maps: a sum or difference of partial
-  // sums over the same axes is still one.
-  bool Linear = *Fn == ElementwiseFn::add || *Fn == ElementwiseFn::sub;
+  // sums over the same axes is still one, and so is a negated one.
+  bool Linear = *Fn == ElementwiseFn::add || *Fn == ElementwiseFn::sub ||
+                *Fn == ElementwiseFn::neg;
   if (!First.Unreduced.empty() && !Linear) {
     Diags.report(D.Args[0].Range, diag::UnreducedNotAllowed,
                  "'" + elementwiseName(*Fn).str() + "'", D.Args[0].Name.Name);
