@@ -115,6 +115,7 @@ private:
   bool checkPeak(const AssignDecl &D, DType T, bool Matmul);
   unsigned addStatement(llvm::SMRange R, const std::string &Name, OpKind K);
   void bindTensor(const Ident &Name, Value *V);
+  bool checkCarried(const AssignDecl &D, const ShardType &T);
   std::string typeStr(const ShardType &T, bool WithDType = true) const {
     return shardc::typeStr(T, Info->Names, WithDType);
   }

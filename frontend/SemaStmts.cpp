@@ -50,6 +50,11 @@ unsigned Sema::addStatement(llvm::SMRange R, const std::string &Name,
   return Info->Statements.size() - 1;
 }
 
+/// A statement's result names a new tensor or gives an existing one a new
+/// value: the name means it from here on. For a tensor from outside the
+/// enclosing repeat body that is the carried value (LANGUAGE.md §7), which
+/// the name keeps after the body; checkCarried has checked its type. The
+/// symbol keeps its first range, for "first declared here" notes.
 void Sema::bindTensor(const Ident &Name, Value *V) {
   Symbol *Old = lookup(Name.Name);
   if (Old && Old->Kind != SymKind::Tensor) {
@@ -57,14 +62,28 @@ void Sema::bindTensor(const Ident &Name, Value *V) {
     Diags.report(Old->Range, diag::PreviousDeclaration, Name.Name);
     return;
   }
-  auto &Scope = Scopes.back();
-  auto It = Scope.find(Name.Name);
-  Symbol S{SymKind::Tensor, Name.Range, V == nullptr};
+  Symbol S{SymKind::Tensor, Old ? Old->Range : Name.Range, V == nullptr};
   S.Tensor = V;
-  if (It == Scope.end())
-    Scope.try_emplace(Name.Name, S);
+  if (Old)
+    *Old = S;
   else
-    It->second = S; // a statement rebinding a tensor gives it a new value
+    Scopes.back().try_emplace(Name.Name, S);
+}
+
+/// LANGUAGE.md §7: inside a repeat body, assigning a tensor declared outside
+/// it carries the value to the next iteration, which reads it as the type
+/// it entered with; so the type must stay that one.
+bool Sema::checkCarried(const AssignDecl &D, const ShardType &T) {
+  if (Scopes.size() == 1 || Scopes.back().count(D.Out.Name))
+    return true; // not in a body, or the body's own name
+  Symbol *S = lookup(D.Out.Name);
+  if (!S || S->Kind != SymKind::Tensor || !S->Tensor || S->Tensor->type() == T)
+    return true;
+  Diags.report(llvm::SMRange(D.Out.Range.Start, D.OutType.Range.End),
+               diag::CarriedTypeChange, D.Out.Name, typeStr(S->Tensor->type()),
+               typeStr(T));
+  Diags.report(S->Range, diag::PreviousDeclaration, D.Out.Name);
+  return false;
 }
 
 void Sema::tensor(const TensorDecl &D) {
@@ -234,6 +253,10 @@ void Sema::assign(const AssignDecl &D) {
       bindTensor(D.Out, nullptr);
       return;
     }
+  if (!checkCarried(D, *Out)) {
+    bindTensor(D.Out, nullptr);
+    return;
+  }
   // `*` between operands with identical dims (and the same as the output) is
   // an elementwise product; otherwise it is an einsum.
   bool Contract = D.Rhs == RhsKind::Binary && D.Op == '*' &&
