@@ -87,6 +87,17 @@ private:
   bool resolveUnreduced(const IndexAST &I, AxisList &Axes);
   bool checkAxes(llvm::ArrayRef<std::pair<AxisId, llvm::SMRange>> Uses);
   bool checkDivisible(const IndexAST &I, const TensorDim &D);
+  /// Reports a broken type rule, except while an operand's written type is
+  /// resolved: there the comparison with the tensor's current type reports
+  /// it, with the type to write (LANGUAGE.md §5), so it is only recorded.
+  template <typename... Args>
+  void typeError(llvm::SMRange R, const DiagDesc<Args...> &D,
+                 std::type_identity_t<Args>... A) {
+    if (WrittenOperand)
+      WrittenTypeBroken = true;
+    else
+      Diags.report(R, D, A...);
+  }
 
   // Statements (SemaStmts.cpp).
   void programItem(const Decl &D);
@@ -94,6 +105,7 @@ private:
   void repeat(const RepeatDecl &D);
   void assign(const AssignDecl &D);
   Value *operand(const OperandAST &O);
+  bool writtenMatches(const OperandAST &O, const ShardType &Current);
   Op *contraction(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                   const ShardType &Out);
   Op *elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
@@ -103,6 +115,7 @@ private:
   bool checkPeak(const AssignDecl &D, DType T, bool Matmul);
   unsigned addStatement(llvm::SMRange R, const std::string &Name, OpKind K);
   void bindTensor(const Ident &Name, Value *V);
+  bool checkCarried(const AssignDecl &D, const ShardType &T);
   std::string typeStr(const ShardType &T, bool WithDType = true) const {
     return shardc::typeStr(T, Info->Names, WithDType);
   }
@@ -125,6 +138,9 @@ private:
   /// Where the next op goes: the module's body or a repeat's.
   std::unique_ptr<OpBuilder> Builder;
   int64_t RepeatProduct = 1;
+  /// Set while an operand's written type is resolved (typeError).
+  bool WrittenOperand = false;
+  bool WrittenTypeBroken = false;
   /// Looked up at the first undefined name only.
   const StdlibIndex *Stdlib = nullptr;
 };

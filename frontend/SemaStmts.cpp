@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
 #include "ir/ContractionPlans.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 using namespace shardc;
 
@@ -48,6 +50,11 @@ unsigned Sema::addStatement(llvm::SMRange R, const std::string &Name,
   return Info->Statements.size() - 1;
 }
 
+/// A statement's result names a new tensor or gives an existing one a new
+/// value: the name means it from here on. For a tensor from outside the
+/// enclosing repeat body that is the carried value (LANGUAGE.md §7), which
+/// the name keeps after the body; checkCarried has checked its type. The
+/// symbol keeps its first range, for "first declared here" notes.
 void Sema::bindTensor(const Ident &Name, Value *V) {
   Symbol *Old = lookup(Name.Name);
   if (Old && Old->Kind != SymKind::Tensor) {
@@ -55,14 +62,28 @@ void Sema::bindTensor(const Ident &Name, Value *V) {
     Diags.report(Old->Range, diag::PreviousDeclaration, Name.Name);
     return;
   }
-  auto &Scope = Scopes.back();
-  auto It = Scope.find(Name.Name);
-  Symbol S{SymKind::Tensor, Name.Range, V == nullptr};
+  Symbol S{SymKind::Tensor, Old ? Old->Range : Name.Range, V == nullptr};
   S.Tensor = V;
-  if (It == Scope.end())
-    Scope.try_emplace(Name.Name, S);
+  if (Old)
+    *Old = S;
   else
-    It->second = S; // a statement rebinding a tensor gives it a new value
+    Scopes.back().try_emplace(Name.Name, S);
+}
+
+/// LANGUAGE.md §7: inside a repeat body, assigning a tensor declared outside
+/// it carries the value to the next iteration, which reads it as the type
+/// it entered with; so the type must stay that one.
+bool Sema::checkCarried(const AssignDecl &D, const ShardType &T) {
+  if (Scopes.size() == 1 || Scopes.back().count(D.Out.Name))
+    return true; // not in a body, or the body's own name
+  Symbol *S = lookup(D.Out.Name);
+  if (!S || S->Kind != SymKind::Tensor || !S->Tensor || S->Tensor->type() == T)
+    return true;
+  Diags.report(llvm::SMRange(D.Out.Range.Start, D.OutType.Range.End),
+               diag::CarriedTypeChange, D.Out.Name, typeStr(S->Tensor->type()),
+               typeStr(T));
+  Diags.report(S->Range, diag::PreviousDeclaration, D.Out.Name);
+  return false;
 }
 
 void Sema::tensor(const TensorDecl &D) {
@@ -137,16 +158,48 @@ Value *Sema::operand(const OperandAST &O) {
   }
   if (S->Poisoned || !O.Type)
     return S->Tensor;
-  std::optional<ShardType> Written = resolveType(*O.Type, false);
-  if (!Written)
-    return nullptr;
-  Written->Elt = S->Tensor->type().Elt;
-  if (!(*Written == S->Tensor->type())) {
-    Diags.report(O.Range, diag::ShardingMismatch, O.Name.Name,
-                 typeStr(*Written, false), typeStr(S->Tensor->type(), false));
-    return nullptr;
+  return writtenMatches(O, S->Tensor->type()) ? S->Tensor : nullptr;
+}
+
+/// The indices written after an operand's name, as the user wrote them
+/// (runs of white space read as one space).
+static std::string writtenIndices(const OperandAST &O) {
+  const char *From = O.Name.Range.End.getPointer();
+  llvm::StringRef Text(From, O.Range.End.getPointer() - From);
+  std::string Out;
+  for (char C : Text) {
+    bool Space = C == ' ' || C == '\t' || C == '\n' || C == '\r';
+    if (!Space)
+      Out += C;
+    else if (!Out.empty() && Out.back() != ' ')
+      Out += ' ';
   }
-  return S->Tensor;
+  return Out;
+}
+
+/// An operand written with indices states the tensor's current type; the
+/// only check is that it does. A written type that breaks a type rule
+/// (`{U_X}` on a tensor sharded over X, an unknown axis, a dim twice) cannot
+/// be the current type, so it is that mismatch, with the type to write,
+/// that is reported rather than the rule: the rules are for the types that
+/// declarations and outputs introduce.
+bool Sema::writtenMatches(const OperandAST &O, const ShardType &Current) {
+  std::optional<ShardType> Written;
+  {
+    llvm::SaveAndRestore<bool> Quiet(WrittenOperand, true);
+    WrittenTypeBroken = false;
+    Written = resolveType(*O.Type, /*NeedDType=*/false);
+  }
+  if (!Written && !WrittenTypeBroken)
+    return false; // it names a dim whose declaration was the error
+  if (Written) {
+    Written->Elt = Current.Elt;
+    if (*Written == Current)
+      return true;
+  }
+  Diags.report(O.Range, diag::ShardingMismatch, O.Name.Name, writtenIndices(O),
+               typeStr(Current, false));
+  return false;
 }
 
 bool Sema::checkPeak(const AssignDecl &D, DType T, bool Matmul) {
@@ -200,6 +253,10 @@ void Sema::assign(const AssignDecl &D) {
       bindTensor(D.Out, nullptr);
       return;
     }
+  if (!checkCarried(D, *Out)) {
+    bindTensor(D.Out, nullptr);
+    return;
+  }
   // `*` between operands with identical dims (and the same as the output) is
   // an elementwise product; otherwise it is an einsum.
   bool Contract = D.Rhs == RhsKind::Binary && D.Op == '*' &&
@@ -277,7 +334,8 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
         Diags.report(D.Callee.Range, diag::UnknownFunctionSuggest,
                      D.Callee.Name, *Best);
       else
-        Diags.report(D.Callee.Range, diag::UnknownFunction, D.Callee.Name);
+        Diags.report(D.Callee.Range, diag::UnknownFunction, D.Callee.Name,
+                     llvm::join(elementwiseNames(), ", "));
       return nullptr;
     }
     if (Args.size() != elementwiseArity(*Fn)) {
@@ -303,8 +361,9 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
     }
   }
   // Partial sums survive only linear maps: a sum or difference of partial
-  // sums over the same axes is still one.
-  bool Linear = *Fn == ElementwiseFn::add || *Fn == ElementwiseFn::sub;
+  // sums over the same axes is still one, and so is a negated one.
+  bool Linear = *Fn == ElementwiseFn::add || *Fn == ElementwiseFn::sub ||
+                *Fn == ElementwiseFn::neg;
   if (!First.Unreduced.empty() && !Linear) {
     Diags.report(D.Args[0].Range, diag::UnreducedNotAllowed,
                  "'" + elementwiseName(*Fn).str() + "'", D.Args[0].Name.Name);

@@ -52,8 +52,8 @@ bool Sema::splitAxes(const Ident &Id, llvm::StringRef Sub, AxisList &Axes) {
   }
   std::string Base = Id.Name.substr(0, Id.Name.size() - Sub.size() - 1);
   if (Found.empty()) {
-    Diags.report(Id.Range, diag::UnknownAxis, Mesh->Name, Sub.str(),
-                 meshAxisNames(*Mesh));
+    typeError(Id.Range, diag::UnknownAxis, Mesh->Name, Sub.str(),
+              meshAxisNames(*Mesh));
     return false;
   }
   std::vector<std::string> Ways;
@@ -63,8 +63,8 @@ bool Sema::splitAxes(const Ident &Id, llvm::StringRef Sub, AxisList &Axes) {
       Parts.push_back(Mesh->Axes[A].Name);
     Ways.push_back("{" + llvm::join(Parts, ",") + "}");
   }
-  Diags.report(Id.Range, diag::AmbiguousAxisSplit, Id.Name,
-               llvm::join(Ways, " or "), Base);
+  typeError(Id.Range, diag::AmbiguousAxisSplit, Id.Name,
+            llvm::join(Ways, " or "), Base);
   return false;
 }
 
@@ -86,8 +86,8 @@ bool Sema::resolveBracedAxes(llvm::ArrayRef<Ident> Names, AxisList &Axes) {
   for (const Ident &A : Names) {
     std::optional<unsigned> Idx = Mesh->axisIndex(A.Name);
     if (!Idx) {
-      Diags.report(A.Range, diag::UnknownAxis, Mesh->Name, A.Name,
-                   meshAxisNames(*Mesh));
+      typeError(A.Range, diag::UnknownAxis, Mesh->Name, A.Name,
+                meshAxisNames(*Mesh));
       return false;
     }
     Axes.push_back(AxisId(*Idx));
@@ -102,7 +102,7 @@ bool Sema::resolveIndex(const IndexAST &I, TensorDim &Out) {
   llvm::StringRef DimName, Sub;
   if (I.Braced) {
     if (!Name.endswith("_")) {
-      Diags.report(I.Id.Range, diag::BracedNeedsUnderscore, Name.str());
+      typeError(I.Id.Range, diag::BracedNeedsUnderscore, Name.str());
       return false;
     }
     DimName = Name.drop_back();
@@ -127,9 +127,9 @@ bool Sema::resolveIndex(const IndexAST &I, TensorDim &Out) {
     if (RejectedDims.count(Wanted))
       return false; // its redeclaration was the error
     if (auto Best = closestName(Wanted, namesOf({SymKind::Dim})))
-      Diags.report(I.Id.Range, diag::UndeclaredDimSuggest, Wanted, *Best);
+      typeError(I.Id.Range, diag::UndeclaredDimSuggest, Wanted, *Best);
     else
-      Diags.report(I.Id.Range, diag::UndeclaredDim, Wanted);
+      typeError(I.Id.Range, diag::UndeclaredDim, Wanted);
     return false;
   }
   if (S->Poisoned)
@@ -146,7 +146,7 @@ bool Sema::resolveUnreduced(const IndexAST &I, AxisList &Axes) {
   if (I.Braced && Name == "U_")
     return resolveBracedAxes(I.BracedAxes, Axes);
   if (I.Braced || !Name.startswith("U_") || Name.size() == 2) {
-    Diags.report(I.Range, diag::BadUnreducedEntry, Name.str());
+    typeError(I.Range, diag::BadUnreducedEntry, Name.str());
     return false;
   }
   return splitAxes(I.Id, Name.drop_front(2), Axes);
@@ -161,8 +161,8 @@ bool Sema::checkAxes(llvm::ArrayRef<std::pair<AxisId, llvm::SMRange>> Uses) {
       First[A] = R;
       continue;
     }
-    Diags.report(R, diag::AxisUsedTwice, Mesh->Axes[A].Name);
-    Diags.report(First[A], diag::AxisFirstUse, Mesh->Axes[A].Name);
+    typeError(R, diag::AxisUsedTwice, Mesh->Axes[A].Name);
+    typeError(First[A], diag::AxisFirstUse, Mesh->Axes[A].Name);
     return false;
   }
   return true;
@@ -178,8 +178,8 @@ bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D) {
   for (AxisId A : D.Axes)
     Names.push_back(Mesh->Axes[A].Name + "=" +
                     std::to_string(Mesh->Axes[A].Size));
-  Diags.report(I.Range, diag::NotDivisible, Info->Names.Dims[D.Id], D.Size,
-               Shards, llvm::join(Names, " x "));
+  typeError(I.Range, diag::NotDivisible, Info->Names.Dims[D.Id], D.Size, Shards,
+            llvm::join(Names, " x "));
   return false;
 }
 
@@ -217,14 +217,14 @@ std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
   if (NeedDType) {
     std::optional<DType> DT = parseDType(T.DType.Name);
     if (!DT) {
-      Diags.report(T.DType.Range, diag::UnknownDType, T.DType.Name);
+      typeError(T.DType.Range, diag::UnknownDType, T.DType.Name);
       return std::nullopt;
     }
     S.Elt = *DT;
   }
   if (T.Indices.size() > MaxDims) {
-    Diags.report(T.Indices[MaxDims].Range, diag::TooManyDims,
-                 unsigned(T.Indices.size()), MaxDims);
+    typeError(T.Indices[MaxDims].Range, diag::TooManyDims,
+              unsigned(T.Indices.size()), MaxDims);
     return std::nullopt;
   }
   llvm::SmallVector<std::pair<AxisId, llvm::SMRange>, 8> Uses;
@@ -234,12 +234,12 @@ std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
     if (!resolveIndex(I, D))
       return std::nullopt;
     if (S.dimIndex(D.Id)) {
-      Diags.report(I.Range, diag::DimRepeated, Info->Names.Dims[D.Id]);
+      typeError(I.Range, diag::DimRepeated, Info->Names.Dims[D.Id]);
       return std::nullopt;
     }
     if (__builtin_mul_overflow(Elements, D.Size, &Elements) ||
         Elements > MaxElements) {
-      Diags.report(I.Range, diag::ElementsOverflow);
+      typeError(I.Range, diag::ElementsOverflow);
       return std::nullopt;
     }
     llvm::SmallVector<llvm::SMRange, 2> Where;

@@ -46,6 +46,12 @@ config.substitutions.append(
                                    config.shardc_obj_root)))
 config.substitutions.append(
     ("%examples", os.path.join(config.shardc_src_root, "examples")))
+config.substitutions.append(("%src-root", config.shardc_src_root))
+# The checker of the docs' samples (ctest's doc-samples), on this build.
+config.substitutions.append(
+    ("%check-samples", "python3 %s --shardc-dir %s" % (
+        os.path.join(config.shardc_src_root, "tests/docs/check_samples.py"),
+        config.shardc_tools_dir)))
 # The JSON report's schema check runs under Debian's python (which has
 # python3-jsonschema), not whatever python3 is first on PATH.
 config.substitutions.append(

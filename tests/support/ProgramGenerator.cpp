@@ -195,11 +195,14 @@ void BodyGen::bind(Tensor T) {
   Scopes.back().push_back(std::move(T));
 }
 
-/// A fresh name, or now and then an existing one (a rebinding).
+/// A fresh name, or now and then one of this scope's (a rebinding, in any
+/// type). A tensor from outside a repeat body is never picked: assigning it
+/// there carries it to the next iteration, in the type it entered with
+/// (LANGUAGE.md §7), which the statement drawn next would rarely keep.
 std::string BodyGen::resultName() {
-  std::vector<const Tensor *> V = visible();
-  if (!V.empty() && C.percent(15))
-    return V[C.index(V.size())]->Name;
+  const std::vector<Tensor> &Own = Scopes.back();
+  if (!Own.empty() && C.percent(15))
+    return Own[C.index(Own.size())].Name;
   return "h" + std::to_string(Results++);
 }
 
