@@ -50,7 +50,10 @@ std::string headerLine(const MeshCompile &C) {
       C.config().Overlap ? "on" : "off");
 }
 
-/// The sentence under the totals: which term dominates, and where.
+/// The sentence under the totals: the largest of the three summed cost
+/// terms and its share of their sum (not of the total time: under overlap
+/// the terms hide under each other, so they add up to more than it), then
+/// the statement that takes the most time.
 std::string bottleneck(const MeshCompile &C) {
   const ProgramCost &T = *C.Tables.Totals;
   if (T.Time == 0)
@@ -64,19 +67,21 @@ std::string bottleneck(const MeshCompile &C) {
   for (size_t I = 0; I < Costs.size(); ++I)
     if (Costs[I] && (Worst == Costs.size() || Total(I) > Total(Worst)))
       Worst = I;
-  const char *What = "compute (matmul and vector FLOPs)";
+  // Ties go to compute, then memory, as an op's bound does.
+  const char *What = "compute", *Name = "T_math";
   double Term = T.TMath;
   if (T.THbm > Term)
-    What = "memory bandwidth (HBM traffic)", Term = T.THbm;
+    What = "memory bandwidth", Name = "T_hbm", Term = T.THbm;
   if (T.TComms > Term)
-    What = "communication (collectives)", Term = T.TComms;
+    What = "communication", Name = "T_comms", Term = T.TComms;
   const Statement &S = Info.Statements[Worst];
-  return fmt::format("bottleneck: {} — {:.1f}% of the summed op time; the "
-                     "costliest op is '{}' at line {} ({} bound, {:.1f}% of "
-                     "the total)",
-                     What, 100.0 * Term / (T.TMath + T.THbm + T.TComms), S.Name,
-                     S.Location.Line, boundName(Costs[Worst]->Bounded).str(),
-                     100.0 * Total(Worst) / T.Time);
+  return fmt::format(
+      "bottleneck: {} is the largest cost term: {} of {}, {:.1f}% of T_math "
+      "+ T_hbm + T_comms; the costliest op is '{}' at line {} ({} bound, "
+      "{:.1f}% of the total time)",
+      What, formatTime(Term), Name,
+      100.0 * Term / (T.TMath + T.THbm + T.TComms), S.Name, S.Location.Line,
+      boundName(Costs[Worst]->Bounded).str(), 100.0 * Total(Worst) / T.Time);
 }
 
 void tensorLines(const MeshCompile &C, llvm::raw_ostream &OS) {
