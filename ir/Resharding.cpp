@@ -182,8 +182,3 @@ double shardc::stepGroupBytes(const ReshardStep &S, const MeshSpec &M) {
   std::optional<CollectiveKind> C = collectiveOf(S.Kind);
   return C ? collectiveGroupBytes(*C, S.Before, S.After, S.Axes, M) : 0;
 }
-
-unsigned shardc::countCollectives(llvm::ArrayRef<ReshardStep> Steps) {
-  return llvm::count_if(
-      Steps, [](const ReshardStep &S) { return collectiveOf(S.Kind); });
-}

@@ -55,7 +55,6 @@ std::optional<ReshardSteps> planReshard(const ShardType &From,
 
 /// V of the collective \p S on \p M (0 for a slice).
 double stepGroupBytes(const ReshardStep &S, const MeshSpec &M);
-unsigned countCollectives(llvm::ArrayRef<ReshardStep> Steps);
 
 } // namespace shardc
 

@@ -25,10 +25,12 @@ struct PlanStep {
   AxisList Axes;
 };
 
-/// A whole plan for one statement and the op time it gives.
+/// A whole plan for one statement, the op time it gives and the bytes it
+/// moves (over its collectives, the busiest uplink's bytes of each level).
 struct PlanSummary {
   llvm::SmallVector<PlanStep, 4> Steps; ///< empty: the local product
   double Time = 0;
+  double BytesMoved = 0;
 };
 
 /// insert-collectives' choice for a contraction: the plan it took and the
@@ -36,6 +38,10 @@ struct PlanSummary {
 struct PlanChoice {
   PlanSummary Chosen;
   std::optional<PlanSummary> Rejected;
+  /// The two plans' op times tie, so the choice fell to bytes moved (or
+  /// then to the number of collectives, or the order): the renderings then
+  /// show the bytes too.
+  bool TimesTie = false;
 };
 
 /// Program totals (COST-MODEL.md §4), repeat counts applied.

@@ -20,11 +20,17 @@ std::string shardc::describePlan(const PlanSummary &P, const TypeNames &N) {
   return Parts.empty() ? "local product" : llvm::join(Parts, ", then ");
 }
 
+std::string shardc::planCost(const PlanChoice &C, const PlanSummary &P,
+                             double Time) {
+  std::string S = "op time " + formatTime(Time);
+  return C.TimesTie ? S + ", " + formatAmount(P.BytesMoved, "B") + " moved" : S;
+}
+
 std::string shardc::choiceRemark(const PlanChoice &C, const TypeNames &N) {
   if (!C.Rejected)
     return "";
-  return fmt::format("chose {} (op time {}) over {} (op time {})",
-                     describePlan(C.Chosen, N), formatTime(C.Chosen.Time),
+  return fmt::format("chose {} ({}) over {} ({})", describePlan(C.Chosen, N),
+                     planCost(C, C.Chosen, C.Chosen.Time),
                      describePlan(*C.Rejected, N),
-                     formatTime(C.Rejected->Time));
+                     planCost(C, *C.Rejected, C.Rejected->Time));
 }

@@ -9,9 +9,10 @@
 //     (naturalType), then its result is resharded to the written type.
 //  3. Contraction: every candidate of forEachContractionPlan is priced (the
 //     local product's compute and the steps' comms under `overlap`); the
-//     cheapest wins, ties going to fewer collectives, then to the first
-//     candidate (the one that gathers the first operand). The choice and the
-//     best rejected plan go to the Choices table as data.
+//     cheapest wins, ties going to fewer bytes moved (PlanPrice), then to
+//     fewer collectives, then to the first candidate (the one that gathers
+//     the first operand). The choice and the best rejected plan go to the
+//     Choices table as data.
 //  4. Keep (inputs) and repeats are copied.
 // The checked module is never changed, so the same one lowers for any mesh.
 //
@@ -23,11 +24,21 @@ using namespace shardc;
 
 namespace {
 
+/// What a plan costs on the mesh, in the order plans are compared.
+struct PlanPrice {
+  double Time = 0; ///< the op time, compute and comms under `overlap`
+  /// Bytes moved: over the plan's collectives, the bytes through the busiest
+  /// uplink of each level they cross, summed (what the totals' level_bytes
+  /// add up). Breaks ties in time: a plan whose collectives hide under the
+  /// compute can still load the network less.
+  double Bytes = 0;
+  unsigned Collectives = 0;
+};
+
 /// A candidate plan with its price on the mesh.
 struct PricedPlan {
   ContractionPlan Plan;
-  double Time = 0;
-  unsigned Collectives = 0;
+  PlanPrice Price;
 };
 
 /// Names intermediate values after the step that made them (`B.slice`), so
@@ -55,10 +66,18 @@ const char *stepSuffix(StepKind K) {
 /// and that must not decide a plan.
 constexpr double TieTolerance = 1e-12;
 
-bool cheaper(const PricedPlan &A, const PricedPlan &B) {
-  double Tol = TieTolerance * std::max(A.Time, B.Time);
-  if (std::abs(A.Time - B.Time) > Tol)
+/// True when \p A and \p B differ by more than the tie tolerance.
+bool differ(double A, double B) {
+  return std::abs(A - B) > TieTolerance * std::max(A, B);
+}
+
+/// COST-MODEL.md §2's order: op time, then bytes moved, then the number of
+/// collectives; a full tie keeps the plan found first.
+bool cheaper(const PlanPrice &A, const PlanPrice &B) {
+  if (differ(A.Time, B.Time))
     return A.Time < B.Time;
+  if (differ(A.Bytes, B.Bytes))
+    return A.Bytes < B.Bytes;
   return A.Collectives < B.Collectives;
 }
 
@@ -78,7 +97,8 @@ private:
   Value *emitStep(const ReshardStep &S, Value *In, const Op &Origin,
                   std::string Name);
   PricedPlan price(const ContractionOp &O, const ContractionPlan &P);
-  double stepsTime(llvm::ArrayRef<ReshardStep> Steps);
+  /// Adds the comms time, bytes moved and collectives of \p Steps to \p P.
+  void addSteps(llvm::ArrayRef<ReshardStep> Steps, PlanPrice &P);
   PlanSummary summarise(const ContractionOp &O, const PricedPlan &P) const;
   Value *lowered(const Value *V) const { return Map[V->id()]; }
   llvm::SmallVector<Value *, 4> loweredOperands(const Op &O) const {
@@ -207,14 +227,19 @@ void InsertCollectives::local(const Op &O) {
       Direct ? Copy->result() : emit(Copy->result(), *Steps, O, Final->name()));
 }
 
-double InsertCollectives::stepsTime(llvm::ArrayRef<ReshardStep> Steps) {
-  double T = 0;
-  for (const ReshardStep &S : Steps)
-    if (std::optional<CollectiveKind> K = collectiveOf(S.Kind))
-      T += C->placements()
-               .place(*K, AxisSet::of(S.Axes), stepGroupBytes(S, C->mesh()))
-               .Time;
-  return T;
+void InsertCollectives::addSteps(llvm::ArrayRef<ReshardStep> Steps,
+                                 PlanPrice &P) {
+  for (const ReshardStep &S : Steps) {
+    std::optional<CollectiveKind> K = collectiveOf(S.Kind);
+    if (!K)
+      continue;
+    CollectivePlacement Placed = C->placements().place(
+        *K, AxisSet::of(S.Axes), stepGroupBytes(S, C->mesh()));
+    P.Time += Placed.Time;
+    for (const LevelTraffic &L : Placed.Levels)
+      P.Bytes += L.Bytes;
+    ++P.Collectives;
+  }
 }
 
 PricedPlan InsertCollectives::price(const ContractionOp &O,
@@ -222,17 +247,19 @@ PricedPlan InsertCollectives::price(const ContractionOp &O,
   const MeshSpec &M = C->mesh();
   OpWork W = ContractionOp::workFor(P.L, P.R, P.Natural, O.dims(), M);
   double Compute = computeTime(W, M.Cluster->Chip).time();
-  double Comms =
-      stepsTime(P.LSteps) + stepsTime(P.RSteps) + stepsTime(P.OutSteps);
-  return {P, combineTime(Compute, Comms, C->config().Overlap),
-          countCollectives(P.LSteps) + countCollectives(P.RSteps) +
-              countCollectives(P.OutSteps)};
+  PlanPrice Price; // Time holds the comms until the compute joins them
+  addSteps(P.LSteps, Price);
+  addSteps(P.RSteps, Price);
+  addSteps(P.OutSteps, Price);
+  Price.Time = combineTime(Compute, Price.Time, C->config().Overlap);
+  return {P, Price};
 }
 
 PlanSummary InsertCollectives::summarise(const ContractionOp &O,
                                          const PricedPlan &P) const {
   PlanSummary S;
-  S.Time = P.Time;
+  S.Time = P.Price.Time;
+  S.BytesMoved = P.Price.Bytes;
   auto Add = [&](llvm::ArrayRef<ReshardStep> Steps, const Value *V) {
     for (const ReshardStep &Step : Steps)
       if (Step.Kind != StepKind::View)
@@ -252,18 +279,20 @@ void InsertCollectives::contraction(const ContractionOp &O) {
   std::optional<PricedPlan> Best, Second;
   forEachContractionPlan(Shape, evenOn(), [&](const ContractionPlan &P) {
     PricedPlan X = price(O, P);
-    if (!Best || cheaper(X, *Best)) {
+    if (!Best || cheaper(X.Price, Best->Price)) {
       Second = std::move(Best);
       Best = std::move(X);
-    } else if (!Second || cheaper(X, *Second)) {
+    } else if (!Second || cheaper(X.Price, Second->Price)) {
       Second = std::move(X);
     }
   });
   assert(Best && "the frontend checks that every contraction has a plan");
   PlanChoice &Choice = C->Tables.Choices[O.stmt()].emplace();
   Choice.Chosen = summarise(O, *Best);
-  if (Second)
+  if (Second) {
     Choice.Rejected = summarise(O, *Second);
+    Choice.TimesTie = !differ(Best->Price.Time, Second->Price.Time);
+  }
 
   const ContractionPlan &P = Best->Plan;
   const std::string &Final = O.result()->name();

@@ -102,6 +102,7 @@ void collectiveJson(OStream &J, const CollectiveOp &Op, const MeshCompile &C) {
 /// A plan as data: its steps, its op time, and the sentence it reads as.
 void planJson(OStream &J, const PlanSummary &P, const TypeNames &Names) {
   J.object([&] {
+    J.attribute("bytes_moved", P.BytesMoved);
     J.attributeArray("steps", [&] {
       for (const PlanStep &S : P.Steps)
         J.object([&] {

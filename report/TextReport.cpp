@@ -135,13 +135,12 @@ void choiceLines(const MeshCompile &C, llvm::raw_ostream &OS) {
     OS << (Any ? "" : "\nchoices:\n");
     Any = true;
     const Statement &S = Info.Statements[I];
-    OS << fmt::format("  '{}' (line {}): {} (op time {}) rather than {} (op "
-                      "time {})\n",
-                      S.Name, S.Location.Line,
-                      describePlan(Choice->Chosen, Info.Names),
-                      formatTime(C.Tables.StatementCosts[I]->Time),
-                      describePlan(*Choice->Rejected, Info.Names),
-                      formatTime(Choice->Rejected->Time));
+    OS << fmt::format(
+        "  '{}' (line {}): {} ({}) rather than {} ({})\n", S.Name,
+        S.Location.Line, describePlan(Choice->Chosen, Info.Names),
+        planCost(*Choice, Choice->Chosen, C.Tables.StatementCosts[I]->Time),
+        describePlan(*Choice->Rejected, Info.Names),
+        planCost(*Choice, *Choice->Rejected, Choice->Rejected->Time));
   }
 }
 
