@@ -346,6 +346,9 @@ Op *Sema::reshard(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
     return nullptr;
   }
   Out.Elt = D.OutType.DType.Name.empty() ? In.Elt : Out.Elt;
+  // A change of dtype converts, on the vector units, from the source dtype.
+  if (Out.Elt != In.Elt && !checkPeak(D, In.Elt, /*Matmul=*/false))
+    return nullptr;
   unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Reshard);
   return Builder->create<ReshardOp>(Diags.location(D.Range.Start), St, Args,
                                     D.Out.Name, Out);

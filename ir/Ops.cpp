@@ -205,12 +205,55 @@ std::string ReshardOp::verify(const TypeNames &, bool Lowered) const {
   return "";
 }
 
+std::optional<OpWork> ReshardOp::work(const MeshSpec &M) const {
+  const ShardType &In = operand(0)->type();
+  if (In.Elt == result()->type().Elt)
+    return std::nullopt;
+  ShardType Converted = In;
+  Converted.Elt = result()->type().Elt;
+  return ConvertOp::workFor(In, Converted, M);
+}
+
 std::string ViewOp::verify(const TypeNames &, bool) const {
   if (numOperands() != 1)
     return "takes one operand";
   const ShardType &In = operand(0)->type(), &Out = result()->type();
   if (!In.sameSharding(Out) || In.Unreduced != Out.Unreduced)
     return "must keep its operand's dims and sharding";
+  // A dtype change reads and writes memory: that is a convert.
+  if (In.Elt != Out.Elt)
+    return "changes the dtype";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// convert
+//===----------------------------------------------------------------------===//
+
+OpWork ConvertOp::workFor(const ShardType &In, const ShardType &Out,
+                          const MeshSpec &M) {
+  // One conversion instruction per element, counted as `relu` counts its
+  // one; it runs on the vector units in the dtype it reads, as an
+  // elementwise op does. Memory-bound on every preset chip.
+  OpWork W;
+  W.Flops = In.localElements(M);
+  W.HbmBytes = In.localBytes(M) + Out.localBytes(M);
+  W.Elt = In.Elt;
+  return W;
+}
+
+std::optional<OpWork> ConvertOp::work(const MeshSpec &M) const {
+  return workFor(operand(0)->type(), result()->type(), M);
+}
+
+std::string ConvertOp::verify(const TypeNames &, bool) const {
+  if (numOperands() != 1)
+    return "takes one operand";
+  const ShardType &In = operand(0)->type(), &Out = result()->type();
+  if (!In.sameSharding(Out) || In.Unreduced != Out.Unreduced)
+    return "must keep its operand's dims and sharding";
+  if (In.Elt == Out.Elt)
+    return "must change the dtype";
   return "";
 }
 

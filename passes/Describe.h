@@ -24,7 +24,8 @@ std::string planCost(const PlanChoice &C, const PlanSummary &P, double Time);
 /// was no alternative.
 std::string choiceRemark(const PlanChoice &C, const TypeNames &N);
 
-/// The name a step kind has in a plan: `slice` or the collective's name.
+/// The name a step kind has in a plan: `slice`, `convert` or the
+/// collective's name.
 llvm::StringRef stepKindName(StepKind K);
 
 } // namespace shardc

@@ -110,6 +110,8 @@ void planJson(OStream &J, const PlanSummary &P, const TypeNames &Names) {
             for (AxisId A : S.Axes)
               J.value(Names.Axes[A]);
           });
+          if (S.Kind == StepKind::Convert)
+            J.attribute("dtype", dtypeName(S.Elt));
           J.attribute("kind", stepKindName(S.Kind));
           J.attribute("value", S.Value);
         });
