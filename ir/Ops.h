@@ -77,16 +77,26 @@ std::optional<ElementwiseFn> parseElementwise(llvm::StringRef Name);
 /// Every elementwise builtin's name, in Elementwise.def order.
 std::vector<std::string> elementwiseNames();
 
-/// A builtin applied per element; it computes in its operands' sharding.
+/// A builtin applied per element. A binary one broadcasts: one operand may
+/// have a subset of the other's dims (`C[I, K] * bias[K]`), and is read
+/// once per element of the result. It computes in the sharding of the
+/// operand with the result's dims (its *full* operand); the other is
+/// resharded to match it on the dims they share.
 class ElementwiseOp : public OpOf<ElementwiseOp, OpKind::Elementwise> {
 public:
   explicit ElementwiseOp(ElementwiseFn F) : Fn(F) {}
   ElementwiseFn fn() const { return Fn; }
+  /// The first operand with the result's dims; the verifier holds that
+  /// there is one.
+  unsigned fullOperand() const;
 
   std::string attrs(const TypeNames &N) const override;
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Local; }
+  /// The operand's dims with the full operand's axes on each, and its
+  /// unreduced set.
+  ShardType requiredOperandType(unsigned I) const override;
   ShardType naturalType() const override;
 
 private:

@@ -8,8 +8,10 @@
 //     reshard that changes the dtype also converts: every place for the
 //     conversion (planConversions) is priced like a contraction's plan,
 //     the conversion being its compute, and chosen by the same order.
-//  2. Local (elementwise): the op runs in its operands' sharding
-//     (naturalType), then its result is resharded to the written type.
+//  2. Local (elementwise): each operand is resharded to the type the op
+//     needs of it (requiredOperandType: a broadcast operand takes its full
+//     operand's sharding), the op runs in their sharding (naturalType),
+//     then its result is resharded to the written type.
 //  3. Contraction: every candidate of forEachContractionPlan is priced (the
 //     local product's compute and the steps' comms under `overlap`); the
 //     cheapest wins, ties going to fewer bytes moved (PlanPrice), then to
@@ -263,11 +265,17 @@ void InsertCollectives::local(const Op &O) {
   std::optional<ReshardSteps> Steps =
       planReshard(Natural, Final->type(), evenOn());
   assert(Steps && "the frontend checks that every result has a plan");
+  llvm::SmallVector<Value *, 4> Operands = loweredOperands(O);
+  for (unsigned I = 0; I < O.numOperands(); ++I) {
+    std::optional<ReshardSteps> In =
+        planReshard(O.operand(I)->type(), O.requiredOperandType(I), evenOn());
+    assert(In && "the frontend checks that every operand has a plan");
+    Operands[I] = emit(Operands[I], *In, O, "");
+  }
   // The op computes in its operands' sharding; the written type follows.
   bool Direct = Steps->empty();
-  Op *Copy =
-      B->cloneAs(O, loweredOperands(O),
-                 Direct ? Final->name() : Final->name() + ".local", Natural);
+  Op *Copy = B->cloneAs(
+      O, Operands, Direct ? Final->name() : Final->name() + ".local", Natural);
   map(Final,
       Direct ? Copy->result() : emit(Copy->result(), *Steps, O, Final->name()));
 }

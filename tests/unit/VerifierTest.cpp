@@ -173,12 +173,27 @@ TEST_F(IRVerifierTest, ElementwiseInvariants) {
   ShardType T = type({dim(B, {X})});
   Check(Module::Stage::Checked, {T, T}, T, ElementwiseFn::gelu,
         "'elementwise' op: wrong number of operands");
-  Check(Module::Stage::Lowered, {T}, type({dim(B)}), ElementwiseFn::gelu,
-        "'elementwise' op: operands and result must have the same dims and "
-        "sharding");
+  const char *Dims = "'elementwise' op: operands must have the result's "
+                     "dims, or some of them, sharded as the result";
+  Check(Module::Stage::Lowered, {T}, type({dim(B)}), ElementwiseFn::gelu, Dims);
   Check(Module::Stage::Checked, {T, type({dim(B, {X})}, DType::fp32)}, T,
         ElementwiseFn::add,
         "'elementwise' op: operands must have the same dtype");
+  // A broadcast: [B_X, D] * [D]. Before insertion the smaller operand may
+  // be sharded its own way; after it, as the result on the dims it has.
+  ShardType Full = type({dim(B, {X}), dim(D, {Y})});
+  Check(Module::Stage::Checked, {Full, type({dim(D)})}, Full,
+        ElementwiseFn::mul, "");
+  Check(Module::Stage::Lowered, {Full, type({dim(D, {Y})})}, Full,
+        ElementwiseFn::mul, "");
+  Check(Module::Stage::Lowered, {Full, type({dim(D)})}, Full,
+        ElementwiseFn::mul, Dims);
+  // A dim the result lacks is contracted, not broadcast.
+  Check(Module::Stage::Checked, {Full, type({dim(F)})}, Full,
+        ElementwiseFn::mul, Dims);
+  Check(Module::Stage::Checked, {type({dim(D)}), type({dim(D)})}, Full,
+        ElementwiseFn::add,
+        "'elementwise' op: no operand has the result's dims");
 }
 
 TEST_F(IRVerifierTest, ReshardAndViewInvariants) {
