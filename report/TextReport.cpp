@@ -144,6 +144,36 @@ void choiceLines(const MeshCompile &C, llvm::raw_ostream &OS) {
   }
 }
 
+/// COST-MODEL.md §1's fallback, said where it happened: per dtype the chip
+/// gives no vector peak for, the statements whose vector work ran at the
+/// matmul peak instead (which overstates a vector unit several times over).
+void fallbackNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
+  const ChipSpec &Chip = C.mesh().Cluster->Chip;
+  const ProgramInfo &Info = C.checked().info();
+  constexpr size_t Named = 3; // the rest are counted
+  for (unsigned T = 0; T < NumDTypes; ++T) {
+    std::vector<std::string> Stmts;
+    size_t Count = 0;
+    for (size_t I = 0; I < Info.Statements.size(); ++I) {
+      const auto &Cost = C.Tables.StatementCosts[I];
+      if (!Cost || !(Cost->VectorFallback >> T & 1) || ++Count > Named)
+        continue;
+      Stmts.push_back(fmt::format("'{}' (line {})", Info.Statements[I].Name,
+                                  Info.Statements[I].Location.Line));
+    }
+    if (Stmts.empty())
+      continue;
+    std::string Who = llvm::join(Stmts, ", ");
+    if (Count > Named)
+      Who += fmt::format(" and {} more", Count - Named);
+    llvm::StringRef Name = dtypeName(DType(T));
+    OS << fmt::format("\nnote: chip '{}' gives no vector_flops.{}: the vector "
+                      "work of {} ran at the matmul peak flops.{} = {}\n",
+                      Chip.Name, Name.str(), Who, Name.str(),
+                      formatAmount(Chip.Flops[T], "FLOP/s"));
+  }
+}
+
 } // namespace
 
 void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
@@ -161,6 +191,7 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
     statementRow(C, S, *C.Tables.StatementCosts[I], Colls[I], OS);
   }
   choiceLines(C, OS);
+  fallbackNotes(C, OS);
   const ProgramCost &T = *C.Tables.Totals;
   OS << "\n"
      << fmt::format("total: time {}, T_math {}, T_hbm {}, T_comms {} "
