@@ -110,6 +110,11 @@ private:
                   const ShardType &Out);
   Op *elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                   const ShardType &Out);
+  /// An elementwise operand of type \p T against the full operand \p Full:
+  /// the same dims sharded alike, or some of them (a broadcast) with the
+  /// same partial sums. Reports and returns false otherwise.
+  bool checkElementwiseOperand(const OperandAST &O, const ShardType &T,
+                               const ShardType &Full);
   Op *reshard(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
               ShardType &Out);
   bool checkPeak(const AssignDecl &D, DType T, bool Matmul);

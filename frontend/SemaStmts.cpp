@@ -28,6 +28,16 @@ bool reportBareShape(DiagnosticEngine &Diags, const TypeNames &N,
                dimListStr(Needs, N));
   return true;
 }
+/// The operand an elementwise op computes in (its full operand, which a
+/// broadcast operand is resharded to match): the one with the output's
+/// dims, else, for the errors, the one with more dims (the first of equals).
+unsigned fullOperand(llvm::ArrayRef<Value *> Args, const ShardType &Out) {
+  if (Args.size() < 2 || Args[0]->type().sameDims(Out))
+    return 0;
+  if (Args[1]->type().sameDims(Out))
+    return 1;
+  return Args[1]->type().Dims.size() > Args[0]->type().Dims.size();
+}
 } // namespace
 
 void Sema::programItem(const Decl &D) {
@@ -257,11 +267,15 @@ void Sema::assign(const AssignDecl &D) {
     bindTensor(D.Out, nullptr);
     return;
   }
-  // `*` between operands with identical dims (and the same as the output) is
-  // an elementwise product; otherwise it is an einsum.
+  // `*` where one operand has the output's dims and the other some of them
+  // (nothing contracted) is an elementwise product, broadcast when the dims
+  // differ (`C[I, K] * bias[K]`); otherwise it is an einsum.
+  auto Broadcast = [&](const ShardType &Full, const ShardType &Other) {
+    return Full.sameDims(*Out) && Other.dimsWithin(*Out);
+  };
   bool Contract = D.Rhs == RhsKind::Binary && D.Op == '*' &&
-                  !(Args[0]->type().sameDims(Args[1]->type()) &&
-                    Args[0]->type().sameDims(*Out));
+                  !Broadcast(Args[0]->type(), Args[1]->type()) &&
+                  !Broadcast(Args[1]->type(), Args[0]->type());
   Op *O = Contract                 ? contraction(D, Args, *Out)
           : D.Rhs == RhsKind::Copy ? reshard(D, Args, *Out)
                                    : elementwise(D, Args, *Out);
@@ -344,33 +358,27 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
       return nullptr;
     }
   }
-  const ShardType &First = Args[0]->type();
-  for (unsigned I = 1; I < Args.size(); ++I) {
-    const ShardType &T = Args[I]->type();
-    if (!T.sameDims(First)) {
-      if (!reportBareShape(Diags, Info->Names, D.Args[I], T, First))
-        Diags.report(D.Args[I].Range, diag::ElementwiseShapeMismatch,
-                     dimListStr(First, Info->Names),
-                     dimListStr(T, Info->Names));
+  // A binary builtin broadcasts: one operand may have some of the other's
+  // dims.
+  unsigned Full = fullOperand(Args, Out);
+  const ShardType &First = Args[Full]->type();
+  for (unsigned I = 0; I < Args.size(); ++I) {
+    if (I != Full &&
+        !checkElementwiseOperand(D.Args[I], Args[I]->type(), First))
       return nullptr;
-    }
-    if (!T.sameSharding(First) || T.Unreduced != First.Unreduced) {
-      Diags.report(D.Args[I].Range, diag::ElementwiseShardingMismatch,
-                   typeStr(First, false), typeStr(T, false));
-      return nullptr;
-    }
   }
   // Partial sums survive only linear maps: a sum or difference of partial
   // sums over the same axes is still one, and so is a negated one.
   bool Linear = *Fn == ElementwiseFn::add || *Fn == ElementwiseFn::sub ||
                 *Fn == ElementwiseFn::neg;
   if (!First.Unreduced.empty() && !Linear) {
-    Diags.report(D.Args[0].Range, diag::UnreducedNotAllowed,
-                 "'" + elementwiseName(*Fn).str() + "'", D.Args[0].Name.Name);
+    Diags.report(D.Args[Full].Range, diag::UnreducedNotAllowed,
+                 "'" + elementwiseName(*Fn).str() + "'",
+                 D.Args[Full].Name.Name);
     return nullptr;
   }
   if (!Out.sameDims(First)) {
-    if (!reportBareShape(Diags, Info->Names, D.Args[0], First, Out))
+    if (!reportBareShape(Diags, Info->Names, D.Args[Full], First, Out))
       Diags.report(D.OutType.Range, diag::ElementwiseOutputMismatch,
                    dimListStr(Out, Info->Names),
                    dimListStr(First, Info->Names));
@@ -390,6 +398,31 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                                         D.Out.Name, Out, *Fn);
 }
 
+bool Sema::checkElementwiseOperand(const OperandAST &O, const ShardType &T,
+                                   const ShardType &Full) {
+  if (T.sameDims(Full)) {
+    if (T.sameSharding(Full) && T.Unreduced == Full.Unreduced)
+      return true;
+    Diags.report(O.Range, diag::ElementwiseShardingMismatch,
+                 typeStr(Full, false), typeStr(T, false));
+    return false;
+  }
+  if (!T.dimsWithin(Full)) {
+    if (!reportBareShape(Diags, Info->Names, O, T, Full))
+      Diags.report(O.Range, diag::ElementwiseShapeMismatch,
+                   dimListStr(Full, Info->Names), dimListStr(T, Info->Names));
+    return false;
+  }
+  // A broadcast operand is resharded to the full one's sharding on the dims
+  // they share (insert-collectives), but partial sums cannot be: adding a
+  // replicated bias to each summand would add it once per summand.
+  if (T.Unreduced == Full.Unreduced)
+    return true;
+  Diags.report(O.Range, diag::BroadcastUnreducedMismatch, typeStr(Full, false),
+               typeStr(T, false));
+  return false;
+}
+
 Op *Sema::reshard(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                   ShardType &Out) {
   const ShardType &In = Args[0]->type();
@@ -405,6 +438,9 @@ Op *Sema::reshard(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
     return nullptr;
   }
   Out.Elt = D.OutType.DType.Name.empty() ? In.Elt : Out.Elt;
+  // A change of dtype converts, on the vector units, from the source dtype.
+  if (Out.Elt != In.Elt && !checkPeak(D, In.Elt, /*Matmul=*/false))
+    return nullptr;
   unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Reshard);
   return Builder->create<ReshardOp>(Diags.location(D.Range.Start), St, Args,
                                     D.Out.Name, Out);

@@ -49,10 +49,11 @@ struct ChipSpec {
 
   /// Matmul peak for \p T; 0 when the chip gives none.
   double matmulPeak(DType T) const { return Flops[unsigned(T)]; }
+  /// True when the chip gives vector_flops for \p T.
+  bool hasVectorPeak(DType T) const { return VectorFlops[unsigned(T)] > 0; }
   /// Elementwise peak: vector_flops, falling back to flops (COST-MODEL §1).
   double vectorPeak(DType T) const {
-    double V = VectorFlops[unsigned(T)];
-    return V > 0 ? V : Flops[unsigned(T)];
+    return hasVectorPeak(T) ? VectorFlops[unsigned(T)] : Flops[unsigned(T)];
   }
 };
 

@@ -125,8 +125,14 @@ public:
 
   // --- Lowering interface --------------------------------------------------
   virtual Lowering lowering() const { return Lowering::Keep; }
+  /// For Lowering::Local: the type operand \p I must have for the op to
+  /// compute locally; insert-collectives reshards the operand to it first.
+  /// By default the operand as it is.
+  virtual ShardType requiredOperandType(unsigned I) const {
+    return Operands[I]->type();
+  }
   /// For Lowering::Local: the type the op computes locally from its
-  /// operands as they are sharded.
+  /// operands in their required types.
   virtual ShardType naturalType() const;
 
   /// A copy of this op's own fields; operands, result, regions' contents and

@@ -163,32 +163,59 @@ std::string ElementwiseOp::attrs(const TypeNames &) const {
   return " \"" + elementwiseName(Fn).str() + "\"";
 }
 
+unsigned ElementwiseOp::fullOperand() const {
+  for (unsigned I = 0; I < numOperands(); ++I)
+    if (operand(I)->type().sameDims(result()->type()))
+      return I;
+  llvm_unreachable("the verifier holds that an operand has the result's dims");
+}
+
+/// True when every dim of \p In has the axes \p Out gives it.
+static bool shardedAsIn(const ShardType &In, const ShardType &Out) {
+  return llvm::all_of(In.Dims, [&](const TensorDim &D) {
+    return Out.Dims[*Out.dimIndex(D.Id)].Axes == D.Axes;
+  });
+}
+
 std::string ElementwiseOp::verify(const TypeNames &, bool Lowered) const {
   if (numOperands() != elementwiseArity(Fn))
     return "wrong number of operands";
   const ShardType &Out = result()->type();
+  bool AnyFull = false;
   for (const Value *V : operands()) {
-    if (!V->type().sameDims(Out) || (Lowered && !V->type().sameSharding(Out)))
-      return "operands and result must have the same dims and sharding";
+    AnyFull |= V->type().sameDims(Out);
+    if (!V->type().dimsWithin(Out) || (Lowered && !shardedAsIn(V->type(), Out)))
+      return "operands must have the result's dims, or some of them, sharded "
+             "as the result";
     if (V->type().Elt != operand(0)->type().Elt)
       return "operands must have the same dtype";
   }
-  return "";
+  return AnyFull ? "" : "no operand has the result's dims";
 }
 
 std::optional<OpWork> ElementwiseOp::work(const MeshSpec &M) const {
+  // Each element of the result is computed once, whatever each operand
+  // holds: a broadcast operand is read once, its elements used many times.
   OpWork W;
-  const ShardType &In = operand(0)->type();
-  W.Flops = In.localElements(M) * elementwiseFlops(Fn);
+  W.Flops = result()->type().localElements(M) * elementwiseFlops(Fn);
   for (const Value *V : operands())
     W.HbmBytes += V->type().localBytes(M);
   W.HbmBytes += result()->type().localBytes(M);
-  W.Elt = In.Elt;
+  W.Elt = operand(0)->type().Elt;
   return W;
 }
 
+ShardType ElementwiseOp::requiredOperandType(unsigned I) const {
+  const ShardType &Full = operand(fullOperand())->type();
+  ShardType T = operand(I)->type();
+  for (TensorDim &D : T.Dims)
+    D.Axes = Full.Dims[*Full.dimIndex(D.Id)].Axes;
+  T.Unreduced = Full.Unreduced;
+  return T;
+}
+
 ShardType ElementwiseOp::naturalType() const {
-  ShardType T = operand(0)->type();
+  ShardType T = operand(fullOperand())->type();
   T.Elt = result()->type().Elt;
   return T;
 }
@@ -205,12 +232,55 @@ std::string ReshardOp::verify(const TypeNames &, bool Lowered) const {
   return "";
 }
 
+std::optional<OpWork> ReshardOp::work(const MeshSpec &M) const {
+  const ShardType &In = operand(0)->type();
+  if (In.Elt == result()->type().Elt)
+    return std::nullopt;
+  ShardType Converted = In;
+  Converted.Elt = result()->type().Elt;
+  return ConvertOp::workFor(In, Converted, M);
+}
+
 std::string ViewOp::verify(const TypeNames &, bool) const {
   if (numOperands() != 1)
     return "takes one operand";
   const ShardType &In = operand(0)->type(), &Out = result()->type();
   if (!In.sameSharding(Out) || In.Unreduced != Out.Unreduced)
     return "must keep its operand's dims and sharding";
+  // A dtype change reads and writes memory: that is a convert.
+  if (In.Elt != Out.Elt)
+    return "changes the dtype";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// convert
+//===----------------------------------------------------------------------===//
+
+OpWork ConvertOp::workFor(const ShardType &In, const ShardType &Out,
+                          const MeshSpec &M) {
+  // One conversion instruction per element, counted as `relu` counts its
+  // one; it runs on the vector units in the dtype it reads, as an
+  // elementwise op does. Memory-bound on every preset chip.
+  OpWork W;
+  W.Flops = In.localElements(M);
+  W.HbmBytes = In.localBytes(M) + Out.localBytes(M);
+  W.Elt = In.Elt;
+  return W;
+}
+
+std::optional<OpWork> ConvertOp::work(const MeshSpec &M) const {
+  return workFor(operand(0)->type(), result()->type(), M);
+}
+
+std::string ConvertOp::verify(const TypeNames &, bool) const {
+  if (numOperands() != 1)
+    return "takes one operand";
+  const ShardType &In = operand(0)->type(), &Out = result()->type();
+  if (!In.sameSharding(Out) || In.Unreduced != Out.Unreduced)
+    return "must keep its operand's dims and sharding";
+  if (In.Elt == Out.Elt)
+    return "must change the dtype";
   return "";
 }
 

@@ -77,16 +77,26 @@ std::optional<ElementwiseFn> parseElementwise(llvm::StringRef Name);
 /// Every elementwise builtin's name, in Elementwise.def order.
 std::vector<std::string> elementwiseNames();
 
-/// A builtin applied per element; it computes in its operands' sharding.
+/// A builtin applied per element. A binary one broadcasts: one operand may
+/// have a subset of the other's dims (`C[I, K] * bias[K]`), and is read
+/// once per element of the result. It computes in the sharding of the
+/// operand with the result's dims (its *full* operand); the other is
+/// resharded to match it on the dims they share.
 class ElementwiseOp : public OpOf<ElementwiseOp, OpKind::Elementwise> {
 public:
   explicit ElementwiseOp(ElementwiseFn F) : Fn(F) {}
   ElementwiseFn fn() const { return Fn; }
+  /// The first operand with the result's dims; the verifier holds that
+  /// there is one.
+  unsigned fullOperand() const;
 
   std::string attrs(const TypeNames &N) const override;
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Local; }
+  /// The operand's dims with the full operand's axes on each, and its
+  /// unreduced set.
+  ShardType requiredOperandType(unsigned I) const override;
   ShardType naturalType() const override;
 
 private:
@@ -94,18 +104,38 @@ private:
 };
 
 /// A sharding change as written (`y[B, D] = x[B_X, D];`): its result's type
-/// is the target. insert-collectives replaces it with the steps it needs.
+/// is the target, dtype included. insert-collectives replaces it with the
+/// steps it needs (and a conversion when the dtype changes).
 class ReshardOp : public OpOf<ReshardOp, OpKind::Reshard> {
 public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
+  /// None unless the dtype changes; then the conversion's work in the
+  /// operand's sharding, so that check-mesh holds the chip to a peak for
+  /// the dtype it converts from (where the conversion runs, and so its size,
+  /// is insert-collectives' choice).
+  std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Reshard; }
 };
 
-/// A reshard that needed no step: the result is the operand's data. It may
-/// change the dtype (a typed reshard's conversion, free in v0.1's model).
+/// A reshard that needed no step: the result is the operand's data under a
+/// new name, in the same dtype.
 class ViewOp : public OpOf<ViewOp, OpKind::View> {
 public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
+};
+
+/// A dtype change in place (`bf16[D, F_Y] -> fp32[D, F_Y]`): a typed
+/// reshard's conversion, wherever insert-collectives puts it among the
+/// reshard's steps. Unlike a view it reads and writes HBM.
+class ConvertOp : public OpOf<ConvertOp, OpKind::Convert> {
+public:
+  /// COST-MODEL.md §1 as docs/cost-model.md chooses it for a conversion of
+  /// \p In to \p Out (same sharding): 1 FLOP per element at the vector peak
+  /// of In's dtype; reads In's local bytes, writes Out's.
+  static OpWork workFor(const ShardType &In, const ShardType &Out,
+                        const MeshSpec &M);
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
 };
 
 /// A slice or a collective: one operand, the mesh axes it works over, and a

@@ -1,6 +1,7 @@
 //===- Resharding.cpp - The steps a sharding change needs -----------------===//
 #include "ir/Resharding.h"
 #include "llvm/ADT/STLExtras.h"
+#include <cassert>
 
 using namespace shardc;
 
@@ -12,6 +13,7 @@ std::optional<CollectiveKind> shardc::collectiveOf(StepKind K) {
 #include "ir/CollectiveKinds.def"
   case StepKind::Slice:
   case StepKind::View:
+  case StepKind::Convert:
     return std::nullopt;
   }
   llvm_unreachable("every step kind is handled");
@@ -41,9 +43,10 @@ ShardType shardc::applyStep(StepKind K, const ShardType &In,
   case StepKind::AllToAll:
     return AllToAllOp::rule(In, Axes, Dim, DstDim);
   case StepKind::View:
+  case StepKind::Convert:
     break;
   }
-  llvm_unreachable("a view's result is the target's dtype, not a rule");
+  llvm_unreachable("a view or a conversion has no sharding rule");
 }
 
 namespace {
@@ -134,7 +137,6 @@ std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
   // even the preferred order stands.
   ReshardSteps Steps;
   ShardType Cur = From;
-  Cur.Elt = To.Elt;
   while (!Queue.empty()) {
     auto Try = [&](size_t I) {
       const Pending &P = Queue[I];
@@ -165,25 +167,36 @@ std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
     Steps.push_back({StepKind::AllToAll, Axes, int(D), int(D), Cur, Next});
     Cur = std::move(Next);
   }
-  // 4. A typed reshard (`y: fp32[..] = x[..]`) converts first, so the
-  //    collectives above move the target dtype: a view changes the element
-  //    type before them, and every step's operand is the type its Before
-  //    says.
-  if (!Steps.empty() && From.Elt != To.Elt) {
-    ShardType Converted = From;
-    Converted.Elt = To.Elt;
-    Steps.insert(Steps.begin(),
-                 ReshardStep{StepKind::View, {}, -1, -1, From, Converted});
-  }
   return Steps;
+}
+
+llvm::SmallVector<ReshardSteps, 2>
+shardc::planConversions(const ShardType &From, const ShardType &To,
+                        const MeshSpec *EvenOn) {
+  assert(From.Elt != To.Elt && "a conversion changes the dtype");
+  llvm::SmallVector<ReshardSteps, 2> Plans;
+  std::optional<ReshardSteps> Moves = planReshard(From, To, EvenOn);
+  if (!Moves)
+    return Plans;
+  for (size_t At = 0; At <= Moves->size(); ++At) {
+    if (At < Moves->size() && (*Moves)[At].Kind == StepKind::Slice)
+      continue;
+    ReshardSteps Plan = *Moves;
+    for (size_t I = At; I < Plan.size(); ++I)
+      Plan[I].Before.Elt = Plan[I].After.Elt = To.Elt;
+    ShardType Before = At < Moves->size() ? (*Moves)[At].Before
+                       : Moves->empty()   ? From
+                                          : Moves->back().After;
+    ShardType After = Before;
+    After.Elt = To.Elt;
+    Plan.insert(Plan.begin() + At,
+                ReshardStep{StepKind::Convert, {}, -1, -1, Before, After});
+    Plans.push_back(std::move(Plan));
+  }
+  return Plans;
 }
 
 double shardc::stepGroupBytes(const ReshardStep &S, const MeshSpec &M) {
   std::optional<CollectiveKind> C = collectiveOf(S.Kind);
   return C ? collectiveGroupBytes(*C, S.Before, S.After, S.Axes, M) : 0;
-}
-
-unsigned shardc::countCollectives(llvm::ArrayRef<ReshardStep> Steps) {
-  return llvm::count_if(
-      Steps, [](const ReshardStep &S) { return collectiveOf(S.Kind); });
 }

@@ -46,6 +46,13 @@ bool ShardType::sameSharding(const ShardType &O) const {
   return Dims == O.Dims;
 }
 
+bool ShardType::dimsWithin(const ShardType &O) const {
+  return llvm::all_of(Dims, [&](const TensorDim &D) {
+    std::optional<unsigned> I = O.dimIndex(D.Id);
+    return I && O.Dims[*I].Size == D.Size;
+  });
+}
+
 std::optional<unsigned> ShardType::dimIndex(DimId Id) const {
   for (unsigned I = 0; I < Dims.size(); ++I)
     if (Dims[I].Id == Id)

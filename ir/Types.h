@@ -79,6 +79,9 @@ struct ShardType {
   bool sameDims(const ShardType &O) const;
   /// Same dims with the same axes (the unreduced set and dtype may differ).
   bool sameSharding(const ShardType &O) const;
+  /// Every dim of this type is a dim of \p O (same id and size), in any
+  /// order: the operand of a broadcast.
+  bool dimsWithin(const ShardType &O) const;
   std::optional<unsigned> dimIndex(DimId Id) const;
   /// The dim that axis \p A shards, if any.
   std::optional<unsigned> dimOfAxis(AxisId A) const;

@@ -18,24 +18,36 @@
 
 namespace shardc {
 
-/// One step of a plan as the user reads it: `AllGather 'A' over X`.
+/// One step of a plan as the user reads it: `AllGather 'A' over X`,
+/// `convert 'g' to fp32`.
 struct PlanStep {
-  StepKind Kind;     ///< Slice or a collective
+  StepKind Kind;     ///< Slice, Convert or a collective
   std::string Value; ///< the value it applies to (operand or result name)
-  AxisList Axes;
+  AxisList Axes;     ///< none for a conversion
+  DType Elt;         ///< the dtype after the step (what a Convert makes)
 };
 
-/// A whole plan for one statement and the op time it gives.
+/// A whole plan for one statement, the op time it gives and the bytes it
+/// moves (over its collectives, the busiest uplink's bytes of each level).
 struct PlanSummary {
   llvm::SmallVector<PlanStep, 4> Steps; ///< empty: the local product
   double Time = 0;
+  double BytesMoved = 0;
 };
 
-/// insert-collectives' choice for a contraction: the plan it took and the
-/// best one it rejected (absent when there was no alternative).
+/// insert-collectives' choice for a contraction or a reshard that converts:
+/// the plan it took and the best one it rejected (absent when there was no
+/// alternative).
 struct PlanChoice {
   PlanSummary Chosen;
   std::optional<PlanSummary> Rejected;
+  /// The lowered op the choice is remarked on: the local product, or the
+  /// conversion.
+  unsigned At = 0;
+  /// The two plans' op times tie, so the choice fell to bytes moved (or
+  /// then to the number of collectives, or the order): the renderings then
+  /// show the bytes too.
+  bool TimesTie = false;
 };
 
 /// Program totals (COST-MODEL.md §4), repeat counts applied.
@@ -48,7 +60,8 @@ struct ProgramCost {
 
 /// Every table one mesh's compile fills.
 struct Analyses {
-  /// insert-collectives: by statement, for contractions.
+  /// insert-collectives: by statement, for contractions and converting
+  /// reshards.
   std::vector<std::optional<PlanChoice>> Choices;
   /// place-collectives: by lowered op id, for collectives.
   std::vector<std::optional<CollectiveCost>> Collectives;

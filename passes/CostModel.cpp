@@ -12,6 +12,12 @@ ComputeTime shardc::computeTime(const OpWork &W, const ChipSpec &C) {
   return T;
 }
 
+uint8_t shardc::vectorFallback(const OpWork &W, const ChipSpec &C) {
+  if (W.Matmul || W.Flops == 0 || C.hasVectorPeak(W.Elt))
+    return 0;
+  return uint8_t(1u << unsigned(W.Elt));
+}
+
 CollectiveCost shardc::collectiveCost(PlacementCache &Cache, CollectiveKind K,
                                       AxisSet Axes, double V) {
   CollectivePlacement P = Cache.place(K, Axes, V);

@@ -56,7 +56,13 @@ struct OpCost {
   double HbmBytes = 0;
   double TMath = 0, THbm = 0, TComms = 0, Time = 0;
   Bound Bounded = Bound::Compute;
+  /// Bit T set: vector work in dtype T ran at the matmul peak because the
+  /// chip gives no vector_flops for T (COST-MODEL §1's fallback).
+  uint8_t VectorFallback = 0;
 };
+static_assert(NumDTypes <= 8, "VectorFallback is a bit per dtype");
+/// The fallback bit of \p W's dtype on \p C, or 0.
+uint8_t vectorFallback(const OpWork &W, const ChipSpec &C);
 
 /// §4: with overlap the larger of compute and comms, else their sum.
 double combineTime(double TCompute, double TComms, bool Overlap);

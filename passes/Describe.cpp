@@ -9,22 +9,42 @@ using namespace shardc;
 llvm::StringRef shardc::stepKindName(StepKind K) {
   if (std::optional<CollectiveKind> C = collectiveOf(K))
     return collectiveName(*C);
-  return K == StepKind::View ? "view" : "slice";
+  switch (K) {
+  case StepKind::Slice:
+    return "slice";
+  case StepKind::View:
+    return "view";
+  case StepKind::Convert:
+    return "convert";
+#define COLLECTIVE(Name, Mnemonic) case StepKind::Name:
+#include "ir/CollectiveKinds.def"
+    break;
+  }
+  llvm_unreachable("collectives are named above");
 }
 
 std::string shardc::describePlan(const PlanSummary &P, const TypeNames &N) {
   std::vector<std::string> Parts;
   for (const PlanStep &S : P.Steps)
-    Parts.push_back(fmt::format("{} '{}' over {}", stepKindName(S.Kind).str(),
-                                S.Value, axisNames(S.Axes, N, ",")));
+    Parts.push_back(
+        S.Kind == StepKind::Convert
+            ? fmt::format("convert '{}' to {}", S.Value, dtypeName(S.Elt).str())
+            : fmt::format("{} '{}' over {}", stepKindName(S.Kind).str(),
+                          S.Value, axisNames(S.Axes, N, ",")));
   return Parts.empty() ? "local product" : llvm::join(Parts, ", then ");
+}
+
+std::string shardc::planCost(const PlanChoice &C, const PlanSummary &P,
+                             double Time) {
+  std::string S = "op time " + formatTime(Time);
+  return C.TimesTie ? S + ", " + formatAmount(P.BytesMoved, "B") + " moved" : S;
 }
 
 std::string shardc::choiceRemark(const PlanChoice &C, const TypeNames &N) {
   if (!C.Rejected)
     return "";
-  return fmt::format("chose {} (op time {}) over {} (op time {})",
-                     describePlan(C.Chosen, N), formatTime(C.Chosen.Time),
+  return fmt::format("chose {} ({}) over {} ({})", describePlan(C.Chosen, N),
+                     planCost(C, C.Chosen, C.Chosen.Time),
                      describePlan(*C.Rejected, N),
-                     formatTime(C.Rejected->Time));
+                     planCost(C, *C.Rejected, C.Rejected->Time));
 }

@@ -16,11 +16,16 @@ namespace shardc {
 /// plan has no steps.
 std::string describePlan(const PlanSummary &P, const TypeNames &N);
 
+/// `op time T`, or `op time T, B moved` when the choice's op times tie (the
+/// bytes decided it). \p Time is the plan's op time as the reader sees it.
+std::string planCost(const PlanChoice &C, const PlanSummary &P, double Time);
+
 /// `chose <plan> (op time T) over <plan> (op time T')`; empty when there
 /// was no alternative.
 std::string choiceRemark(const PlanChoice &C, const TypeNames &N);
 
-/// The name a step kind has in a plan: `slice` or the collective's name.
+/// The name a step kind has in a plan: `slice`, `convert` or the
+/// collective's name.
 llvm::StringRef stepKindName(StepKind K);
 
 } // namespace shardc

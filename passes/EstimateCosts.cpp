@@ -42,6 +42,7 @@ OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
     Cost.HbmBytes = W->HbmBytes;
     Cost.TMath = T.TMath;
     Cost.THbm = T.THbm;
+    Cost.VectorFallback = vectorFallback(*W, Chip);
     if (W->Matmul) {
       Cost.UsefulFlops = W->UsefulFlops;
       Total.Flops += W->UsefulFlops * Repeat;
@@ -78,6 +79,7 @@ bool EstimateCosts::run(MeshCompile &C, DiagnosticEngine &) {
     S.TMath += Cost.TMath;
     S.THbm += Cost.THbm;
     S.TComms += Cost.TComms;
+    S.VectorFallback |= Cost.VectorFallback;
   });
   for (size_t I = 0; I < T.StatementCosts.size(); ++I) {
     if (!T.StatementCosts[I])

@@ -4,14 +4,20 @@
 // high-level op becomes local ops and collectives (COST-MODEL.md §2). Two
 // steps per op: *plan* (pure: which steps, priced on the mesh) and
 // *materialise* (emit them). By the op's lowering interface:
-//  1. Reshard: the steps of planReshard, or a view when nothing moves.
-//  2. Local (elementwise): the op runs in its operands' sharding
-//     (naturalType), then its result is resharded to the written type.
+//  1. Reshard: the steps of planReshard, or a view when nothing moves. A
+//     reshard that changes the dtype also converts: every place for the
+//     conversion (planConversions) is priced like a contraction's plan,
+//     the conversion being its compute, and chosen by the same order.
+//  2. Local (elementwise): each operand is resharded to the type the op
+//     needs of it (requiredOperandType: a broadcast operand takes its full
+//     operand's sharding), the op runs in their sharding (naturalType),
+//     then its result is resharded to the written type.
 //  3. Contraction: every candidate of forEachContractionPlan is priced (the
 //     local product's compute and the steps' comms under `overlap`); the
-//     cheapest wins, ties going to fewer collectives, then to the first
-//     candidate (the one that gathers the first operand). The choice and the
-//     best rejected plan go to the Choices table as data.
+//     cheapest wins, ties going to fewer bytes moved (PlanPrice), then to
+//     fewer collectives, then to the first candidate (the one that gathers
+//     the first operand). The choice and the best rejected plan go to the
+//     Choices table as data.
 //  4. Keep (inputs) and repeats are copied.
 // The checked module is never changed, so the same one lowers for any mesh.
 //
@@ -23,11 +29,27 @@ using namespace shardc;
 
 namespace {
 
+/// What a plan costs on the mesh, in the order plans are compared.
+struct PlanPrice {
+  double Time = 0; ///< the op time, compute and comms under `overlap`
+  /// Bytes moved: over the plan's collectives, the bytes through the busiest
+  /// uplink of each level they cross, summed (what the totals' level_bytes
+  /// add up). Breaks ties in time: a plan whose collectives hide under the
+  /// compute can still load the network less.
+  double Bytes = 0;
+  unsigned Collectives = 0;
+};
+
 /// A candidate plan with its price on the mesh.
 struct PricedPlan {
   ContractionPlan Plan;
-  double Time = 0;
-  unsigned Collectives = 0;
+  PlanPrice Price;
+};
+
+/// A candidate of a converting reshard with its price on the mesh.
+struct PricedSteps {
+  ReshardSteps Steps;
+  PlanPrice Price;
 };
 
 /// Names intermediate values after the step that made them (`B.slice`), so
@@ -38,6 +60,8 @@ const char *stepSuffix(StepKind K) {
     return "slice";
   case StepKind::View:
     return "view";
+  case StepKind::Convert:
+    return "convert";
   case StepKind::AllGather:
     return "ag";
   case StepKind::ReduceScatter:
@@ -55,11 +79,40 @@ const char *stepSuffix(StepKind K) {
 /// and that must not decide a plan.
 constexpr double TieTolerance = 1e-12;
 
-bool cheaper(const PricedPlan &A, const PricedPlan &B) {
-  double Tol = TieTolerance * std::max(A.Time, B.Time);
-  if (std::abs(A.Time - B.Time) > Tol)
+/// True when \p A and \p B differ by more than the tie tolerance.
+bool differ(double A, double B) {
+  return std::abs(A - B) > TieTolerance * std::max(A, B);
+}
+
+/// COST-MODEL.md §2's order: op time, then bytes moved, then the number of
+/// collectives; a full tie keeps the plan found first.
+bool cheaper(const PlanPrice &A, const PlanPrice &B) {
+  if (differ(A.Time, B.Time))
     return A.Time < B.Time;
+  if (differ(A.Bytes, B.Bytes))
+    return A.Bytes < B.Bytes;
   return A.Collectives < B.Collectives;
+}
+
+/// Keeps the two cheapest of the candidates offered so far; the first found
+/// wins a tie, as a stable sort of all of them would give.
+template <typename Priced>
+void keepBestTwo(Priced X, std::optional<Priced> &Best,
+                 std::optional<Priced> &Second) {
+  if (!Best || cheaper(X.Price, Best->Price)) {
+    Second = std::move(Best);
+    Best = std::move(X);
+  } else if (!Second || cheaper(X.Price, Second->Price)) {
+    Second = std::move(X);
+  }
+}
+
+/// A plan's steps as the user reads them, applied to \p V.
+void addPlanSteps(PlanSummary &S, llvm::ArrayRef<ReshardStep> Steps,
+                  const Value *V) {
+  for (const ReshardStep &Step : Steps)
+    if (Step.Kind != StepKind::View)
+      S.Steps.push_back({Step.Kind, V->name(), Step.Axes, Step.After.Elt});
 }
 
 class InsertCollectives : public Pass {
@@ -73,13 +126,19 @@ private:
   void contraction(const ContractionOp &O);
   void local(const Op &O);
   void reshard(const ReshardOp &O);
+  void convertingReshard(const ReshardOp &O);
   Value *emit(Value *In, llvm::ArrayRef<ReshardStep> Steps, const Op &Origin,
-              const std::string &FinalName);
+              const std::string &FinalName, Op **Converted = nullptr);
   Value *emitStep(const ReshardStep &S, Value *In, const Op &Origin,
                   std::string Name);
   PricedPlan price(const ContractionOp &O, const ContractionPlan &P);
-  double stepsTime(llvm::ArrayRef<ReshardStep> Steps);
+  PlanPrice priceConversion(llvm::ArrayRef<ReshardStep> Steps);
+  /// Adds the comms time, bytes moved and collectives of \p Steps to \p P.
+  void addSteps(llvm::ArrayRef<ReshardStep> Steps, PlanPrice &P);
   PlanSummary summarise(const ContractionOp &O, const PricedPlan &P) const;
+  /// Records the statement's choice; \p At is the op it is remarked on.
+  void choose(unsigned Stmt, PlanSummary Chosen,
+              std::optional<PlanSummary> Rejected, const Op &At);
   Value *lowered(const Value *V) const { return Map[V->id()]; }
   llvm::SmallVector<Value *, 4> loweredOperands(const Op &O) const {
     llvm::SmallVector<Value *, 4> Out;
@@ -153,6 +212,8 @@ Value *InsertCollectives::emitStep(const ReshardStep &S, Value *In,
         ->result();
   case StepKind::View:
     return B->create<ViewOp>(L, St, In, Name, S.After)->result();
+  case StepKind::Convert:
+    return B->create<ConvertOp>(L, St, In, Name, S.After)->result();
   case StepKind::AllGather:
     return B->create<AllGatherOp>(L, St, In, Name, S.After, S.Axes, S.Dim)
         ->result();
@@ -170,20 +231,26 @@ Value *InsertCollectives::emitStep(const ReshardStep &S, Value *In,
 }
 
 /// Emits \p Steps on \p In; the last one's result is named \p FinalName
-/// when that is not empty.
+/// when that is not empty. \p Converted, when given, receives the convert
+/// op among them.
 Value *InsertCollectives::emit(Value *In, llvm::ArrayRef<ReshardStep> Steps,
-                               const Op &Origin, const std::string &FinalName) {
+                               const Op &Origin, const std::string &FinalName,
+                               Op **Converted) {
   for (size_t I = 0; I < Steps.size(); ++I) {
     bool Last = I + 1 == Steps.size() && !FinalName.empty();
     std::string Name =
         Last ? FinalName : In->name() + "." + stepSuffix(Steps[I].Kind);
     In = emitStep(Steps[I], In, Origin, std::move(Name));
+    if (Converted && Steps[I].Kind == StepKind::Convert)
+      *Converted = In->def();
   }
   return In;
 }
 
 void InsertCollectives::reshard(const ReshardOp &O) {
   const Value *Src = O.operand(0), *Dst = O.result();
+  if (Src->type().Elt != Dst->type().Elt)
+    return convertingReshard(O);
   std::optional<ReshardSteps> Steps =
       planReshard(Src->type(), Dst->type(), evenOn());
   assert(Steps && "the frontend checks that every reshard has a plan");
@@ -198,23 +265,83 @@ void InsertCollectives::local(const Op &O) {
   std::optional<ReshardSteps> Steps =
       planReshard(Natural, Final->type(), evenOn());
   assert(Steps && "the frontend checks that every result has a plan");
+  llvm::SmallVector<Value *, 4> Operands = loweredOperands(O);
+  for (unsigned I = 0; I < O.numOperands(); ++I) {
+    std::optional<ReshardSteps> In =
+        planReshard(O.operand(I)->type(), O.requiredOperandType(I), evenOn());
+    assert(In && "the frontend checks that every operand has a plan");
+    Operands[I] = emit(Operands[I], *In, O, "");
+  }
   // The op computes in its operands' sharding; the written type follows.
   bool Direct = Steps->empty();
-  Op *Copy =
-      B->cloneAs(O, loweredOperands(O),
-                 Direct ? Final->name() : Final->name() + ".local", Natural);
+  Op *Copy = B->cloneAs(
+      O, Operands, Direct ? Final->name() : Final->name() + ".local", Natural);
   map(Final,
       Direct ? Copy->result() : emit(Copy->result(), *Steps, O, Final->name()));
 }
 
-double InsertCollectives::stepsTime(llvm::ArrayRef<ReshardStep> Steps) {
-  double T = 0;
+void InsertCollectives::addSteps(llvm::ArrayRef<ReshardStep> Steps,
+                                 PlanPrice &P) {
+  for (const ReshardStep &S : Steps) {
+    std::optional<CollectiveKind> K = collectiveOf(S.Kind);
+    if (!K)
+      continue;
+    CollectivePlacement Placed = C->placements().place(
+        *K, AxisSet::of(S.Axes), stepGroupBytes(S, C->mesh()));
+    P.Time += Placed.Time;
+    for (const LevelTraffic &L : Placed.Levels)
+      P.Bytes += L.Bytes;
+    ++P.Collectives;
+  }
+}
+
+/// The conversion is the plan's compute, sized where it runs; the steps
+/// around it are its comms.
+PlanPrice
+InsertCollectives::priceConversion(llvm::ArrayRef<ReshardStep> Steps) {
+  const MeshSpec &M = C->mesh();
+  double Compute = 0;
   for (const ReshardStep &S : Steps)
-    if (std::optional<CollectiveKind> K = collectiveOf(S.Kind))
-      T += C->placements()
-               .place(*K, AxisSet::of(S.Axes), stepGroupBytes(S, C->mesh()))
-               .Time;
-  return T;
+    if (S.Kind == StepKind::Convert)
+      Compute +=
+          computeTime(ConvertOp::workFor(S.Before, S.After, M), M.Cluster->Chip)
+              .time();
+  PlanPrice Price; // Time holds the comms until the compute joins them
+  addSteps(Steps, Price);
+  Price.Time = combineTime(Compute, Price.Time, C->config().Overlap);
+  return Price;
+}
+
+void InsertCollectives::convertingReshard(const ReshardOp &O) {
+  const Value *Src = O.operand(0), *Dst = O.result();
+  std::optional<PricedSteps> Best, Second;
+  for (ReshardSteps &Steps :
+       planConversions(Src->type(), Dst->type(), evenOn())) {
+    PlanPrice Price = priceConversion(Steps);
+    keepBestTwo(PricedSteps{std::move(Steps), Price}, Best, Second);
+  }
+  assert(Best && "the frontend checks that every reshard has a plan");
+  auto Summary = [&](const PricedSteps &P) {
+    PlanSummary S{{}, P.Price.Time, P.Price.Bytes};
+    addPlanSteps(S, P.Steps, Src);
+    return S;
+  };
+  Op *Convert = nullptr;
+  map(Dst, emit(lowered(Src), Best->Steps, O, Dst->name(), &Convert));
+  std::optional<PlanSummary> Rejected;
+  if (Second)
+    Rejected = Summary(*Second);
+  choose(O.stmt(), Summary(*Best), std::move(Rejected), *Convert);
+}
+
+void InsertCollectives::choose(unsigned Stmt, PlanSummary Chosen,
+                               std::optional<PlanSummary> Rejected,
+                               const Op &At) {
+  PlanChoice &Choice = C->Tables.Choices[Stmt].emplace();
+  Choice.TimesTie = Rejected && !differ(Chosen.Time, Rejected->Time);
+  Choice.Chosen = std::move(Chosen);
+  Choice.Rejected = std::move(Rejected);
+  Choice.At = At.id();
 }
 
 PricedPlan InsertCollectives::price(const ContractionOp &O,
@@ -222,49 +349,32 @@ PricedPlan InsertCollectives::price(const ContractionOp &O,
   const MeshSpec &M = C->mesh();
   OpWork W = ContractionOp::workFor(P.L, P.R, P.Natural, O.dims(), M);
   double Compute = computeTime(W, M.Cluster->Chip).time();
-  double Comms =
-      stepsTime(P.LSteps) + stepsTime(P.RSteps) + stepsTime(P.OutSteps);
-  return {P, combineTime(Compute, Comms, C->config().Overlap),
-          countCollectives(P.LSteps) + countCollectives(P.RSteps) +
-              countCollectives(P.OutSteps)};
+  PlanPrice Price; // Time holds the comms until the compute joins them
+  addSteps(P.LSteps, Price);
+  addSteps(P.RSteps, Price);
+  addSteps(P.OutSteps, Price);
+  Price.Time = combineTime(Compute, Price.Time, C->config().Overlap);
+  return {P, Price};
 }
 
 PlanSummary InsertCollectives::summarise(const ContractionOp &O,
                                          const PricedPlan &P) const {
-  PlanSummary S;
-  S.Time = P.Time;
-  auto Add = [&](llvm::ArrayRef<ReshardStep> Steps, const Value *V) {
-    for (const ReshardStep &Step : Steps)
-      if (Step.Kind != StepKind::View)
-        S.Steps.push_back({Step.Kind, V->name(), Step.Axes});
-  };
-  Add(P.Plan.LSteps, O.operand(0));
-  Add(P.Plan.RSteps, O.operand(1));
-  Add(P.Plan.OutSteps, O.result());
+  PlanSummary S{{}, P.Price.Time, P.Price.Bytes};
+  addPlanSteps(S, P.Plan.LSteps, O.operand(0));
+  addPlanSteps(S, P.Plan.RSteps, O.operand(1));
+  addPlanSteps(S, P.Plan.OutSteps, O.result());
   return S;
 }
 
 void InsertCollectives::contraction(const ContractionOp &O) {
   ContractionShape Shape{O.operand(0)->type(), O.operand(1)->type(),
                          O.result()->type(), O.dims()};
-  // Each candidate is priced as it is found; the best two are kept (the
-  // first found wins a tie, as a stable sort of all of them would give).
+  // Each candidate is priced as it is found; the best two are kept.
   std::optional<PricedPlan> Best, Second;
   forEachContractionPlan(Shape, evenOn(), [&](const ContractionPlan &P) {
-    PricedPlan X = price(O, P);
-    if (!Best || cheaper(X, *Best)) {
-      Second = std::move(Best);
-      Best = std::move(X);
-    } else if (!Second || cheaper(X, *Second)) {
-      Second = std::move(X);
-    }
+    keepBestTwo(price(O, P), Best, Second);
   });
   assert(Best && "the frontend checks that every contraction has a plan");
-  PlanChoice &Choice = C->Tables.Choices[O.stmt()].emplace();
-  Choice.Chosen = summarise(O, *Best);
-  if (Second)
-    Choice.Rejected = summarise(O, *Second);
-
   const ContractionPlan &P = Best->Plan;
   const std::string &Final = O.result()->name();
   Value *L = emit(lowered(O.operand(0)), P.LSteps, O, "");
@@ -274,6 +384,10 @@ void InsertCollectives::contraction(const ContractionOp &O) {
                                                    : Final + ".partial";
   Op *Product = B->cloneAs(O, {L, R}, Name, P.Natural);
   map(O.result(), emit(Product->result(), P.OutSteps, O, Final));
+  std::optional<PlanSummary> Rejected;
+  if (Second)
+    Rejected = summarise(O, *Second);
+  choose(O.stmt(), summarise(O, *Best), std::move(Rejected), *Product);
 }
 
 } // namespace

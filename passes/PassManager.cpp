@@ -54,9 +54,9 @@ void shardc::printAnnotated(const MeshCompile &C, llvm::raw_ostream &OS,
   const Module &M = C.lowered() ? *C.lowered() : C.checked();
   const auto &Choices = C.Tables.Choices;
   printModule(M, OS, [&](const Op &O, llvm::raw_ostream &OS, unsigned Indent) {
-    // A statement's choice is remarked on the product it chose.
-    if (M.isLowered() && isa<ContractionOp>(O) && O.stmt() < Choices.size() &&
-        Choices[O.stmt()])
+    // A statement's choice is remarked on the op it chose the place of.
+    if (M.isLowered() && O.stmt() < Choices.size() && Choices[O.stmt()] &&
+        Choices[O.stmt()]->At == O.id())
       if (std::string R = choiceRemark(*Choices[O.stmt()], M.names());
           !R.empty())
         OS.indent(Indent) << "// remark: " << R << "\n";

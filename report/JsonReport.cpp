@@ -30,12 +30,13 @@ void meshJson(OStream &J, const MeshSpec &M) {
   });
 }
 
-/// The dtypes the chip has a matmul peak for, sorted by name like every
-/// other key.
-llvm::SmallVector<DType, 8> peakDTypes(const ChipSpec &C) {
+/// The dtypes the chip gives a peak for in \p Peaks (matmul or vector),
+/// sorted by name like every other key.
+llvm::SmallVector<DType, 8>
+peakDTypes(const std::array<double, NumDTypes> &Peaks) {
   llvm::SmallVector<DType, 8> Out;
   for (unsigned T = 0; T < NumDTypes; ++T)
-    if (C.Flops[T] > 0)
+    if (Peaks[T] > 0)
       Out.push_back(DType(T));
   llvm::sort(Out, [](DType A, DType B) { return dtypeName(A) < dtypeName(B); });
   return Out;
@@ -44,16 +45,20 @@ llvm::SmallVector<DType, 8> peakDTypes(const ChipSpec &C) {
 void chipJson(OStream &J, const ChipSpec &C) {
   J.attributeObject("chip", [&] {
     J.attributeObject("critical_intensity", [&] {
-      for (DType T : peakDTypes(C))
+      for (DType T : peakDTypes(C.Flops))
         J.attribute(dtypeName(T), C.Flops[unsigned(T)] / C.HbmBw);
     });
     J.attributeObject("flops", [&] {
-      for (DType T : peakDTypes(C))
+      for (DType T : peakDTypes(C.Flops))
         J.attribute(dtypeName(T), C.Flops[unsigned(T)]);
     });
     J.attribute("hbm_bw", C.HbmBw);
     J.attribute("hbm_bytes", C.HbmBytes);
     J.attribute("name", C.Name);
+    J.attributeObject("vector_flops", [&] {
+      for (DType T : peakDTypes(C.VectorFlops))
+        J.attribute(dtypeName(T), C.VectorFlops[unsigned(T)]);
+    });
   });
 }
 
@@ -102,6 +107,7 @@ void collectiveJson(OStream &J, const CollectiveOp &Op, const MeshCompile &C) {
 /// A plan as data: its steps, its op time, and the sentence it reads as.
 void planJson(OStream &J, const PlanSummary &P, const TypeNames &Names) {
   J.object([&] {
+    J.attribute("bytes_moved", P.BytesMoved);
     J.attributeArray("steps", [&] {
       for (const PlanStep &S : P.Steps)
         J.object([&] {
@@ -109,6 +115,8 @@ void planJson(OStream &J, const PlanSummary &P, const TypeNames &Names) {
             for (AxisId A : S.Axes)
               J.value(Names.Axes[A]);
           });
+          if (S.Kind == StepKind::Convert)
+            J.attribute("dtype", dtypeName(S.Elt));
           J.attribute("kind", stepKindName(S.Kind));
           J.attribute("value", S.Value);
         });
@@ -157,6 +165,7 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
     J.attribute("t_hbm_s", Cost.THbm);
     J.attribute("t_math_s", Cost.TMath);
     J.attribute("time_s", Cost.Time);
+    J.attribute("vector_peak_fallback", Cost.VectorFallback != 0);
   });
 }
 

@@ -50,7 +50,10 @@ std::string headerLine(const MeshCompile &C) {
       C.config().Overlap ? "on" : "off");
 }
 
-/// The sentence under the totals: which term dominates, and where.
+/// The sentence under the totals: the largest of the three summed cost
+/// terms and its share of their sum (not of the total time: under overlap
+/// the terms hide under each other, so they add up to more than it), then
+/// the statement that takes the most time.
 std::string bottleneck(const MeshCompile &C) {
   const ProgramCost &T = *C.Tables.Totals;
   if (T.Time == 0)
@@ -64,19 +67,21 @@ std::string bottleneck(const MeshCompile &C) {
   for (size_t I = 0; I < Costs.size(); ++I)
     if (Costs[I] && (Worst == Costs.size() || Total(I) > Total(Worst)))
       Worst = I;
-  const char *What = "compute (matmul and vector FLOPs)";
+  // Ties go to compute, then memory, as an op's bound does.
+  const char *What = "compute", *Name = "T_math";
   double Term = T.TMath;
   if (T.THbm > Term)
-    What = "memory bandwidth (HBM traffic)", Term = T.THbm;
+    What = "memory bandwidth", Name = "T_hbm", Term = T.THbm;
   if (T.TComms > Term)
-    What = "communication (collectives)", Term = T.TComms;
+    What = "communication", Name = "T_comms", Term = T.TComms;
   const Statement &S = Info.Statements[Worst];
-  return fmt::format("bottleneck: {} — {:.1f}% of the summed op time; the "
-                     "costliest op is '{}' at line {} ({} bound, {:.1f}% of "
-                     "the total)",
-                     What, 100.0 * Term / (T.TMath + T.THbm + T.TComms), S.Name,
-                     S.Location.Line, boundName(Costs[Worst]->Bounded).str(),
-                     100.0 * Total(Worst) / T.Time);
+  return fmt::format(
+      "bottleneck: {} is the largest cost term: {} of {}, {:.1f}% of T_math "
+      "+ T_hbm + T_comms; the costliest op is '{}' at line {} ({} bound, "
+      "{:.1f}% of the total time)",
+      What, formatTime(Term), Name,
+      100.0 * Term / (T.TMath + T.THbm + T.TComms), S.Name, S.Location.Line,
+      boundName(Costs[Worst]->Bounded).str(), 100.0 * Total(Worst) / T.Time);
 }
 
 void tensorLines(const MeshCompile &C, llvm::raw_ostream &OS) {
@@ -130,13 +135,42 @@ void choiceLines(const MeshCompile &C, llvm::raw_ostream &OS) {
     OS << (Any ? "" : "\nchoices:\n");
     Any = true;
     const Statement &S = Info.Statements[I];
-    OS << fmt::format("  '{}' (line {}): {} (op time {}) rather than {} (op "
-                      "time {})\n",
-                      S.Name, S.Location.Line,
-                      describePlan(Choice->Chosen, Info.Names),
-                      formatTime(C.Tables.StatementCosts[I]->Time),
-                      describePlan(*Choice->Rejected, Info.Names),
-                      formatTime(Choice->Rejected->Time));
+    OS << fmt::format(
+        "  '{}' (line {}): {} ({}) rather than {} ({})\n", S.Name,
+        S.Location.Line, describePlan(Choice->Chosen, Info.Names),
+        planCost(*Choice, Choice->Chosen, C.Tables.StatementCosts[I]->Time),
+        describePlan(*Choice->Rejected, Info.Names),
+        planCost(*Choice, *Choice->Rejected, Choice->Rejected->Time));
+  }
+}
+
+/// COST-MODEL.md §1's fallback, said where it happened: per dtype the chip
+/// gives no vector peak for, the statements whose vector work ran at the
+/// matmul peak instead (which overstates a vector unit several times over).
+void fallbackNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
+  const ChipSpec &Chip = C.mesh().Cluster->Chip;
+  const ProgramInfo &Info = C.checked().info();
+  constexpr size_t Named = 3; // the rest are counted
+  for (unsigned T = 0; T < NumDTypes; ++T) {
+    std::vector<std::string> Stmts;
+    size_t Count = 0;
+    for (size_t I = 0; I < Info.Statements.size(); ++I) {
+      const auto &Cost = C.Tables.StatementCosts[I];
+      if (!Cost || !(Cost->VectorFallback >> T & 1) || ++Count > Named)
+        continue;
+      Stmts.push_back(fmt::format("'{}' (line {})", Info.Statements[I].Name,
+                                  Info.Statements[I].Location.Line));
+    }
+    if (Stmts.empty())
+      continue;
+    std::string Who = llvm::join(Stmts, ", ");
+    if (Count > Named)
+      Who += fmt::format(" and {} more", Count - Named);
+    llvm::StringRef Name = dtypeName(DType(T));
+    OS << fmt::format("\nnote: chip '{}' gives no vector_flops.{}: the vector "
+                      "work of {} ran at the matmul peak flops.{} = {}\n",
+                      Chip.Name, Name.str(), Who, Name.str(),
+                      formatAmount(Chip.Flops[T], "FLOP/s"));
   }
 }
 
@@ -157,6 +191,7 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
     statementRow(C, S, *C.Tables.StatementCosts[I], Colls[I], OS);
   }
   choiceLines(C, OS);
+  fallbackNotes(C, OS);
   const ProgramCost &T = *C.Tables.Totals;
   OS << "\n"
      << fmt::format("total: time {}, T_math {}, T_hbm {}, T_comms {} "

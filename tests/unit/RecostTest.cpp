@@ -151,6 +151,35 @@ TEST(Recost, AMeshThatDoesNotDivideIsAnError) {
             "its axes X=3); set 'config { allow_padding = true; }' to pad");
 }
 
+/// A typed reshard converts from its source dtype on the vector units: a
+/// cluster whose chip gives no peak for it is an error at the reshard, as a
+/// fresh compile's is.
+TEST(Recost, AChipWithoutThePeakAConversionNeedsIsAnError) {
+  auto A = compile("chip C { hbm = 80 GB; hbm_bw = 2 TB/s; flops.bf16 = 1 "
+                   "PFLOP/s; flops.fp8 = 2 PFLOP/s; }\n"
+                   "cluster K { chip = C; level node { size = 8; uplink_bw "
+                   "= 100 GB/s; } }\n"
+                   "mesh M = K[X: 8];\ndim N = 1024;\n"
+                   "tensor x : fp8[N_X];\ny: bf16[N] = x;\n");
+  ASSERT_TRUE(A->Compiled);
+  MeshSpec M = A->P.IR->mesh();
+  auto NoFp8 = std::make_shared<ClusterSpec>(*M.Cluster);
+  NoFp8->Chip.Flops[unsigned(DType::fp8)] = 0;
+  M.Cluster = NoFp8;
+  std::vector<std::string> Diags;
+  DiagnosticEngine Engine(A->SM);
+  Engine.setHandler([&](const Diagnostic &D) {
+    auto LC = A->SM.getLineAndColumn(D.Range.Start);
+    Diags.push_back(std::to_string(LC.first) + ": " + D.Message);
+  });
+  auto C = compileForMesh(*A->P.IR, M, Engine);
+  ASSERT_FALSE(bool(C));
+  llvm::consumeError(C.takeError());
+  ASSERT_EQ(Diags.size(), 1u);
+  EXPECT_EQ(Diags.front(),
+            "6: chip 'C' gives no peak for fp8; add 'flops.fp8 = ...;'");
+}
+
 TEST(Recost, AMeshWithOtherAxesIsRefused) {
   auto A = compile(readExample("mlp.shard"));
   ASSERT_TRUE(A->Compiled);

@@ -1,7 +1,8 @@
 //===- ReshardingTest.cpp - COST-MODEL.md §2's table, step by step --------===//
 //
 // Each test builds a source and a target type on mesh [X: 2, Y: 4] and checks
-// the whole list of steps planReshard returns: kinds, axes, dims, order.
+// the whole list of steps planReshard returns: kinds, axes, dims, order; and
+// the places planConversions gives a dtype change.
 //
 //===----------------------------------------------------------------------===//
 #include "ir/Resharding.h"
@@ -105,6 +106,67 @@ TEST(Resharding, AxisOrderChangeIsAnAllToAllInPlace) {
 TEST(Resharding, AppendedAxesFollowTheTargetOrder) {
   EXPECT_THAT(*planReshard(type({}, {}), type({Y, X}, {})),
               ElementsAre(step(StepKind::Slice, {Y, X}, 0)));
+}
+
+ShardType typed(DType T, llvm::ArrayRef<AxisId> OnB, llvm::ArrayRef<AxisId> OnF,
+                llvm::ArrayRef<AxisId> Unreduced = {}) {
+  ShardType S = type(OnB, OnF, Unreduced);
+  S.Elt = T;
+  return S;
+}
+
+TEST(Resharding, AConversionGoesBeforeEachCollectiveOrLast) {
+  // {U_Y} over F_X: ReduceScatter Y onto B, then AllGather X: three places.
+  auto Plans = planConversions(typed(DType::bf16, {}, {X}, {Y}),
+                               typed(DType::fp32, {Y}, {}));
+  ASSERT_EQ(Plans.size(), 3u);
+  EXPECT_THAT(Plans[0], ElementsAre(step(StepKind::Convert, {}, -1),
+                                    step(StepKind::ReduceScatter, {Y}, 0),
+                                    step(StepKind::AllGather, {X}, 1)));
+  EXPECT_THAT(Plans[1], ElementsAre(step(StepKind::ReduceScatter, {Y}, 0),
+                                    step(StepKind::Convert, {}, -1),
+                                    step(StepKind::AllGather, {X}, 1)));
+  EXPECT_THAT(Plans[2], ElementsAre(step(StepKind::ReduceScatter, {Y}, 0),
+                                    step(StepKind::AllGather, {X}, 1),
+                                    step(StepKind::Convert, {}, -1)));
+  // Steps before the conversion move the source dtype, the rest the target.
+  const ReshardSteps &Mid = Plans[1];
+  EXPECT_EQ(Mid[0].Before, typed(DType::bf16, {}, {X}, {Y}));
+  EXPECT_EQ(Mid[0].After, typed(DType::bf16, {Y}, {X}));
+  EXPECT_EQ(Mid[1].Before, typed(DType::bf16, {Y}, {X}));
+  EXPECT_EQ(Mid[1].After, typed(DType::fp32, {Y}, {X}));
+  EXPECT_EQ(Mid[2].Before, typed(DType::fp32, {Y}, {X}));
+  EXPECT_EQ(Mid[2].After, typed(DType::fp32, {Y}, {}));
+}
+
+TEST(Resharding, AConversionNeverGoesBeforeASlice) {
+  // Slice X onto F, then AllGather Y: converting before the free slice
+  // would only convert more.
+  auto Plans =
+      planConversions(typed(DType::fp32, {Y}, {}), typed(DType::bf16, {}, {X}));
+  ASSERT_EQ(Plans.size(), 2u);
+  EXPECT_THAT(Plans[0], ElementsAre(step(StepKind::Slice, {X}, 1),
+                                    step(StepKind::Convert, {}, -1),
+                                    step(StepKind::AllGather, {Y}, 0)));
+  EXPECT_EQ(Plans[0][1].Before, typed(DType::fp32, {Y}, {X}));
+  EXPECT_THAT(Plans[1], ElementsAre(step(StepKind::Slice, {X}, 1),
+                                    step(StepKind::AllGather, {Y}, 0),
+                                    step(StepKind::Convert, {}, -1)));
+  // Only a slice, or nothing to move: one place, at the end.
+  auto Sliced =
+      planConversions(typed(DType::fp32, {}, {}), typed(DType::bf16, {X}, {}));
+  ASSERT_EQ(Sliced.size(), 1u);
+  EXPECT_THAT(Sliced[0], ElementsAre(step(StepKind::Slice, {X}, 0),
+                                     step(StepKind::Convert, {}, -1)));
+  auto Same =
+      planConversions(typed(DType::fp32, {X}, {}), typed(DType::bf16, {X}, {}));
+  ASSERT_EQ(Same.size(), 1u);
+  EXPECT_THAT(Same[0], ElementsAre(step(StepKind::Convert, {}, -1)));
+  EXPECT_EQ(Same[0][0].After, typed(DType::bf16, {X}, {}));
+  // No plan for the sharding, none with a conversion.
+  EXPECT_THAT(planConversions(typed(DType::fp32, {}, {}),
+                              typed(DType::bf16, {}, {}, {X})),
+              IsEmpty());
 }
 
 } // namespace

@@ -173,12 +173,27 @@ TEST_F(IRVerifierTest, ElementwiseInvariants) {
   ShardType T = type({dim(B, {X})});
   Check(Module::Stage::Checked, {T, T}, T, ElementwiseFn::gelu,
         "'elementwise' op: wrong number of operands");
-  Check(Module::Stage::Lowered, {T}, type({dim(B)}), ElementwiseFn::gelu,
-        "'elementwise' op: operands and result must have the same dims and "
-        "sharding");
+  const char *Dims = "'elementwise' op: operands must have the result's "
+                     "dims, or some of them, sharded as the result";
+  Check(Module::Stage::Lowered, {T}, type({dim(B)}), ElementwiseFn::gelu, Dims);
   Check(Module::Stage::Checked, {T, type({dim(B, {X})}, DType::fp32)}, T,
         ElementwiseFn::add,
         "'elementwise' op: operands must have the same dtype");
+  // A broadcast: [B_X, D] * [D]. Before insertion the smaller operand may
+  // be sharded its own way; after it, as the result on the dims it has.
+  ShardType Full = type({dim(B, {X}), dim(D, {Y})});
+  Check(Module::Stage::Checked, {Full, type({dim(D)})}, Full,
+        ElementwiseFn::mul, "");
+  Check(Module::Stage::Lowered, {Full, type({dim(D, {Y})})}, Full,
+        ElementwiseFn::mul, "");
+  Check(Module::Stage::Lowered, {Full, type({dim(D)})}, Full,
+        ElementwiseFn::mul, Dims);
+  // A dim the result lacks is contracted, not broadcast.
+  Check(Module::Stage::Checked, {Full, type({dim(F)})}, Full,
+        ElementwiseFn::mul, Dims);
+  Check(Module::Stage::Checked, {type({dim(D)}), type({dim(D)})}, Full,
+        ElementwiseFn::add,
+        "'elementwise' op: no operand has the result's dims");
 }
 
 TEST_F(IRVerifierTest, ReshardAndViewInvariants) {
@@ -204,6 +219,34 @@ TEST_F(IRVerifierTest, ReshardAndViewInvariants) {
   Value *Y0 = input(B2, type({dim(B, {X})}));
   B2.create<ViewOp>({}, 0, {Y0, Y0}, "v", Y0->type());
   EXPECT_EQ(verifyModule(*Two), "'view' op: takes one operand");
+  // A dtype change reads and writes memory: a convert, never a view.
+  auto Typed = module(Module::Stage::Lowered);
+  OpBuilder B3(*Typed, Typed->body());
+  Value *Z0 = input(B3, type({dim(B, {X})}));
+  B3.create<ViewOp>({}, 0, {Z0}, "v", type({dim(B, {X})}, DType::fp32));
+  EXPECT_EQ(verifyModule(*Typed), "'view' op: changes the dtype");
+}
+
+TEST_F(IRVerifierTest, ConvertInvariants) {
+  auto Check = [&](const ShardType &Out, bool TwoOperands, const char *Want) {
+    auto M = module(Module::Stage::Lowered);
+    OpBuilder Bld(*M, M->body());
+    Value *X0 = input(Bld, type({dim(B, {X}), dim(D)}));
+    llvm::SmallVector<Value *, 2> Ops = {X0};
+    if (TwoOperands)
+      Ops.push_back(X0);
+    Bld.create<ConvertOp>({}, 0, Ops, "c", Out);
+    EXPECT_EQ(verifyModule(*M), Want);
+  };
+  Check(type({dim(B, {X}), dim(D)}, DType::fp32), false, "");
+  Check(type({dim(B, {X}), dim(D)}, DType::fp32), true,
+        "'convert' op: takes one operand");
+  Check(type({dim(B), dim(D)}, DType::fp32), false,
+        "'convert' op: must keep its operand's dims and sharding");
+  Check(type({dim(B, {X}), dim(D)}, DType::fp32, AxisSet::of({Y})), false,
+        "'convert' op: must keep its operand's dims and sharding");
+  Check(type({dim(B, {X}), dim(D)}), false,
+        "'convert' op: must change the dtype");
 }
 
 TEST_F(IRVerifierTest, StepInvariants) {
