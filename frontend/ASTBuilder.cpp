@@ -1,7 +1,9 @@
 //===- ASTBuilder.cpp - ANTLR parse tree to AST ---------------------------===//
 //
-// One function per grammar rule, each carrying its rule. Runs only on trees
-// that parsed without errors, so every child the grammar requires is present.
+// One function per grammar rule, each carrying its rule. Runs on one
+// top-level item at a time, as the parser leaves it (Parser.cpp frees the
+// item's tree right after), and only while the file has parsed without
+// errors, so every child the grammar requires is present.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/ParserSupport.h"
@@ -319,13 +321,6 @@ ExprPtr Builder::numberExpr(P::NumberExprContext *C) {
 
 } // namespace
 
-std::unique_ptr<FileAST> shardc::buildAST(P::FileContext *Tree,
-                                          const SourceText &Text,
-                                          unsigned BufferId) {
-  auto F = std::make_unique<FileAST>();
-  F->BufferId = BufferId;
-  Builder B(Text);
-  for (auto *I : Tree->item())
-    F->Items.push_back(B.item(I));
-  return F;
+DeclPtr shardc::buildItem(P::ItemContext *Item, const SourceText &Text) {
+  return Builder(Text).item(Item);
 }
