@@ -176,6 +176,66 @@ bool scanTokens(llvm::StringRef B, DiagnosticEngine &Diags,
   return Ok;
 }
 
+/// ANTLR's default recovery, with its most frequent call made cheap. The
+/// generated parser calls sync() before every loop and optional part, and
+/// DefaultErrorStrategy::sync (4.9) copies the ATN state's follow set (an
+/// allocation) just to see whether the next token is in it. Token types here
+/// are below 64, so each state's set is a 64-bit mask, computed once; only
+/// a token outside the set goes to the original, which then reports it.
+class FollowMaskRecovery final : public antlr4::DefaultErrorStrategy {
+public:
+  void sync(antlr4::Parser *P) override {
+    if (!inErrorRecoveryMode(P) &&
+        inFollowSet(P->getATN(), P->getState(), P->getTokenStream()->LA(1)))
+      return;
+    DefaultErrorStrategy::sync(P);
+  }
+
+private:
+  /// A state's follow set: Bits for types 0-63, and whether it contains EOF
+  /// or epsilon. Exact is false when the set has other elements; then the
+  /// mask is not used.
+  struct FollowMask {
+    uint64_t Bits = 0;
+    bool Eof = false, Epsilon = false, Exact = true;
+  };
+
+  static bool inFollowSet(const antlr4::atn::ATN &Atn, size_t State,
+                          size_t La) {
+    static const std::vector<FollowMask> Masks = computeMasks(Atn);
+    if (State >= Masks.size() || !Masks[State].Exact)
+      return false;
+    const FollowMask &M = Masks[State];
+    return M.Epsilon || (La == antlr4::Token::EOF && M.Eof) ||
+           (La < 64 && (M.Bits >> La & 1));
+  }
+
+  static std::vector<FollowMask> computeMasks(const antlr4::atn::ATN &Atn) {
+    std::vector<FollowMask> Masks(Atn.states.size());
+    for (size_t S = 0; S < Atn.states.size(); ++S) {
+      if (!Atn.states[S])
+        continue;
+      for (const antlr4::misc::Interval &I :
+           Atn.nextTokens(Atn.states[S]).getIntervals()) {
+        Masks[S].Exact &= I.b - I.a < 64;
+        for (ssize_t V = I.a; V <= I.b && Masks[S].Exact; ++V)
+          add(Masks[S], V);
+      }
+    }
+    return Masks;
+  }
+  static void add(FollowMask &M, ssize_t V) {
+    if (V == ssize_t(antlr4::Token::EPSILON))
+      M.Epsilon = true;
+    else if (V == ssize_t(antlr4::Token::EOF))
+      M.Eof = true;
+    else if (V >= 0 && V < 64)
+      M.Bits |= uint64_t(1) << V;
+    else
+      M.Exact = false;
+  }
+};
+
 /// Builds each top-level item's AST as the parser leaves it, then frees the
 /// item's parse tree and tokens.
 ///
@@ -258,6 +318,7 @@ std::unique_ptr<FileAST> parseItems(llvm::StringRef B, unsigned BufferId,
   ItemTokenStream Tokens(Source);
   ShardParser P(&Tokens);
   P.removeErrorListeners();
+  P.setErrorHandler(std::make_shared<FollowMaskRecovery>());
   SyntaxErrorListener Errors(Diags, Text);
   P.addErrorListener(&Errors);
   P.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(

@@ -39,13 +39,16 @@ std::string ShardToken::toString() const {
 }
 
 void ItemTokenStream::fill(size_t I) {
-  while (!SawEOF && Base + Buffered.size() <= I) {
-    std::unique_ptr<ShardToken> T = Source.next();
-    if (T->getChannel() != antlr4::Token::DEFAULT_CHANNEL)
+  while (!SawEOF && End <= I) {
+    Lexeme L = Source.nextLexeme();
+    if (isHiddenToken(L.Kind))
       continue;
-    SawEOF = T->getType() == antlr4::Token::EOF;
-    T->setTokenIndex(Base + Buffered.size());
-    Buffered.push_back(std::move(T));
+    SawEOF = L.Kind == tok::EndOfFile;
+    if ((End & (ChunkSize - 1)) == 0) {
+      Chunks.push_back(std::make_unique<Chunk>());
+      Chunks.back()->Tokens.reserve(ChunkSize);
+    }
+    Chunks.back()->Tokens.emplace_back(&Source, L).setTokenIndex(End++);
   }
 }
 
@@ -55,14 +58,13 @@ antlr4::Token *ItemTokenStream::LT(ssize_t K) {
   if (K < 0) {
     if (size_t(-K) > P || P - size_t(-K) < Base)
       return nullptr;
-    return Buffered[P - size_t(-K) - Base].get();
+    return &at(P - size_t(-K));
   }
   size_t I = P + size_t(K) - 1;
-  fill(I);
+  if (I >= End)
+    fill(I);
   // Past the end is EOF, again and again.
-  if (I >= Base + Buffered.size())
-    I = Base + Buffered.size() - 1;
-  return Buffered[I - Base].get();
+  return &at(std::min(I, End - 1));
 }
 
 size_t ItemTokenStream::LA(ssize_t I) {
@@ -71,10 +73,10 @@ size_t ItemTokenStream::LA(ssize_t I) {
 }
 
 antlr4::Token *ItemTokenStream::get(size_t I) const {
-  if (I < Base || I >= Base + Buffered.size())
+  if (I < Base || I >= End)
     throw antlr4::IndexOutOfBoundsException(
         fmt::format("token {} is not buffered", I));
-  return Buffered[I - Base].get();
+  return &at(I);
 }
 
 void ItemTokenStream::consume() {
@@ -88,18 +90,18 @@ std::string ItemTokenStream::getSourceName() const {
 }
 
 std::string ItemTokenStream::getText() {
-  return getText(antlr4::misc::Interval(Base, size()));
+  return getText(antlr4::misc::Interval(Base, End));
 }
 
 std::string ItemTokenStream::getText(const antlr4::misc::Interval &I) {
   std::string Out;
   if (I.a < 0 || I.b < 0)
     return Out;
-  for (size_t K = std::max(size_t(I.a), Base);
-       K <= size_t(I.b) && K < Base + Buffered.size(); ++K) {
-    if (Buffered[K - Base]->getType() == antlr4::Token::EOF)
+  for (size_t K = std::max(size_t(I.a), Base); K <= size_t(I.b) && K < End;
+       ++K) {
+    if (at(K).getType() == antlr4::Token::EOF)
       break;
-    Out += Buffered[K - Base]->getText();
+    Out += at(K).getText();
   }
   return Out;
 }
@@ -117,8 +119,10 @@ std::string ItemTokenStream::getText(antlr4::Token *Start,
 }
 
 void ItemTokenStream::discardBefore(size_t I) {
-  while (Base < I && Buffered.size() > 1) {
-    Buffered.pop_front();
-    ++Base;
+  // Whole chunks go; the last one stays, for LT(-1) and EOF.
+  Base = std::max(Base, std::min(I, End ? End - 1 : 0));
+  while (Chunks.size() > 1 && (FirstChunk + 1) * ChunkSize <= Base) {
+    Chunks.pop_front();
+    ++FirstChunk;
   }
 }

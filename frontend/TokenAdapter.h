@@ -67,10 +67,11 @@ public:
   LexerTokenSource(llvm::StringRef Buffer, std::string SourceName)
       : Lex(Buffer), Name(std::move(SourceName)) {}
 
-  std::unique_ptr<antlr4::Token> nextToken() override { return next(); }
-  std::unique_ptr<ShardToken> next() {
+  std::unique_ptr<antlr4::Token> nextToken() override {
     return std::make_unique<ShardToken>(this, Lex.next());
   }
+  /// The next token without a heap object (ItemTokenStream stores them).
+  Lexeme nextLexeme() { return Lex.next(); }
   size_t getLine() const override { return Lex.line(); }
   size_t getCharPositionInLine() override { return Lex.column(); }
   antlr4::CharStream *getInputStream() override { return nullptr; }
@@ -88,7 +89,10 @@ private:
 
 /// The parser's token stream: default-channel tokens, numbered from 0,
 /// fetched from the source as the parser looks ahead, and kept until the
-/// caller discards them (once the item they belong to is built).
+/// caller discards them (once the item they belong to is built). They are
+/// stored by value in chunks of ChunkSize, which never move (parse trees
+/// point at them) and are freed whole: no allocation per token, and LT(k),
+/// the parser's most frequent call, is a shift and a mask.
 class ItemTokenStream final : public antlr4::TokenStream {
 public:
   explicit ItemTokenStream(LexerTokenSource &Source) : Source(Source) {}
@@ -103,7 +107,7 @@ public:
   void release(ssize_t) override {}
   size_t index() override { return P; }
   void seek(size_t I) override { P = I; }
-  size_t size() override { return Base + Buffered.size(); }
+  size_t size() override { return End; }
   std::string getSourceName() const override;
   antlr4::TokenSource *getTokenSource() const override { return &Source; }
   std::string getText() override;
@@ -116,13 +120,23 @@ public:
   void discardBefore(size_t I);
 
 private:
+  static constexpr size_t ChunkBits = 8, ChunkSize = size_t(1) << ChunkBits;
+  /// Token \p I, which is buffered.
+  ShardToken &at(size_t I) const {
+    return Chunks[(I >> ChunkBits) - FirstChunk]->Tokens[I & (ChunkSize - 1)];
+  }
   /// Fetches tokens until index \p I is buffered or EOF is.
   void fill(size_t I);
 
+  struct Chunk {
+    std::vector<ShardToken> Tokens; ///< reserved to ChunkSize, never moves
+  };
   LexerTokenSource &Source;
-  std::deque<std::unique_ptr<ShardToken>> Buffered;
-  size_t Base = 0; ///< index of Buffered.front()
-  size_t P = 0;    ///< index of LT(1)
+  std::deque<std::unique_ptr<Chunk>> Chunks;
+  size_t FirstChunk = 0; ///< number of the chunk in Chunks.front()
+  size_t Base = 0;       ///< lowest index still buffered
+  size_t End = 0;        ///< one past the last index buffered
+  size_t P = 0;          ///< index of LT(1)
   bool SawEOF = false;
 };
 
