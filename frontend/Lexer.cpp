@@ -154,8 +154,9 @@ tok::Kind Lexer::scanSlash(size_t &End) const {
   return tok::SLASH;
 }
 
-/// STRING : '"' ~["\\\r\n]* '"' ; the one-character tokens; and
-/// UNKNOWN_CHAR : . ; for anything else, one code point long.
+/// STRING : '"' ~["\\\r\n]* '"' ; the one-character tokens;
+/// MICRO_UNIT : [\u00B5\u03BC] [A-Za-z0-9_]* ; and UNKNOWN_CHAR : . ; for
+/// anything else, one code point long.
 tok::Kind Lexer::scanOther(size_t &End) const {
   unsigned char C = Buf[Pos];
   if (C == '"') {
@@ -168,6 +169,14 @@ tok::Kind Lexer::scanOther(size_t &End) const {
     return tok::UNKNOWN_CHAR;
   }
   if (C >= 0x80) {
+    // The micro sign is C2 B5 in UTF-8, the Greek mu CE BC.
+    llvm::StringRef Rest = Buf.drop_front(Pos);
+    if (Rest.startswith("\xC2\xB5") || Rest.startswith("\xCE\xBC")) {
+      End = Pos + 2;
+      while (End < Buf.size() && isIdContinue(Buf[End]))
+        ++End;
+      return tok::MICRO_UNIT;
+    }
     // One code point: the lead byte and its continuation bytes.
     while (End < Buf.size() && End - Pos < 4 && isContinuationByte(Buf[End]))
       ++End;
