@@ -56,6 +56,9 @@ public:
   bool failed() const { return Failed; }
 
 private:
+  void report(antlr4::Recognizer *R, antlr4::Token *Bad, const std::string &Msg,
+              std::exception_ptr E);
+
   DiagnosticEngine &Diags;
   const SourceText &Text;
   bool Failed = false;
