@@ -20,12 +20,19 @@ namespace {
 // it; a token is a TerminalNodeImpl (error nodes, its subclass, occur only in
 // trees with syntax errors, which are never built).
 
-/// The \p N-th child of \p C whose class is exactly T, or null.
-template <typename T> T *child(antlr4::ParserRuleContext *C, size_t N = 0) {
-  for (antlr4::tree::ParseTree *X : C->children)
-    if (typeid(*X) == typeid(T) && N-- == 0)
-      return static_cast<T *>(X);
-  return nullptr;
+/// Child \p I of \p C if its class is exactly T, else null. The grammar
+/// fixes where each part of a rule is (`tensorType ::= ID '[' indexList ']'
+/// unreduced?`: indexList is child 2), so most lookups need one comparison.
+template <typename T> T *childAt(antlr4::ParserRuleContext *C, size_t I) {
+  if (I >= C->children.size() || typeid(*C->children[I]) != typeid(T))
+    return nullptr;
+  return static_cast<T *>(C->children[I]);
+}
+
+/// The last child of \p C if its class is exactly T: an optional part at
+/// the end of its rule (`unreduced?`, `axisSet?`), else null.
+template <typename T> T *lastChild(antlr4::ParserRuleContext *C) {
+  return C->children.empty() ? nullptr : childAt<T>(C, C->children.size() - 1);
 }
 
 /// Calls \p F on each child of \p C whose class is exactly T.
@@ -35,6 +42,10 @@ void forEachChild(antlr4::ParserRuleContext *C, Fn F) {
     if (typeid(*X) == typeid(T))
       F(static_cast<T *>(X));
 }
+
+/// The first token of \p C, which must be of type \p Type (most rules start
+/// with their ID), else the first token of that type among its children.
+antlr4::Token *first(antlr4::ParserRuleContext *C, size_t Type);
 
 /// The \p N-th token of type \p Type among \p C's children, or null.
 antlr4::Token *token(antlr4::ParserRuleContext *C, size_t Type, size_t N = 0) {
@@ -49,6 +60,11 @@ antlr4::Token *token(antlr4::ParserRuleContext *C, size_t Type, size_t N = 0) {
       return T;
   }
   return nullptr;
+}
+
+antlr4::Token *first(antlr4::ParserRuleContext *C, size_t Type) {
+  antlr4::Token *T = C->getStart();
+  return T && T->getType() == Type ? T : token(C, Type);
 }
 
 class Builder {
@@ -161,7 +177,7 @@ DeclPtr Builder::meshDecl(P::MeshDeclContext *C) {
   D->Name = Text.ident(token(C, P::ID, 0));
   D->Cluster = Text.ident(token(C, P::ID, 1));
   forEachChild<P::MeshAxisContext>(C, [&](P::MeshAxisContext *A) {
-    D->Axes.push_back({Text.ident(token(A, P::ID)), expr(A->expr())});
+    D->Axes.push_back({Text.ident(first(A, P::ID)), expr(A->expr())});
   });
   return D;
 }
@@ -178,7 +194,7 @@ DeclPtr Builder::configDecl(P::ConfigDeclContext *C) {
 DeclPtr Builder::tensorDecl(P::TensorDeclContext *C) {
   auto D = start<TensorDecl>(C);
   D->Name = Text.ident(token(C, P::ID));
-  D->Type = tensorType(child<P::TensorTypeContext>(C));
+  D->Type = tensorType(childAt<P::TensorTypeContext>(C, 3));
   return D;
 }
 
@@ -197,28 +213,28 @@ DeclPtr Builder::repeatStmt(P::RepeatStmtContext *C) {
 ///       | operand
 DeclPtr Builder::assignStmt(P::AssignStmtContext *C) {
   auto D = start<AssignDecl>(C);
-  if (auto *T = child<P::TypedLhsContext>(C)) {
-    D->Out = Text.ident(token(T, P::ID));
-    D->OutType = tensorType(child<P::TensorTypeContext>(T));
+  if (auto *T = childAt<P::TypedLhsContext>(C, 0)) {
+    D->Out = Text.ident(first(T, P::ID));
+    D->OutType = tensorType(childAt<P::TensorTypeContext>(T, 2));
   } else {
-    auto *I = child<P::IndexedLhsContext>(C);
-    D->Out = Text.ident(token(I, P::ID));
+    auto *I = childAt<P::IndexedLhsContext>(C, 0);
+    D->Out = Text.ident(first(I, P::ID));
     D->OutType.Range = Text.range(I);
-    indexList(child<P::IndexListContext>(I), D->OutType);
-    unreduced(child<P::UnreducedContext>(I), D->OutType);
+    indexList(childAt<P::IndexListContext>(I, 2), D->OutType);
+    unreduced(lastChild<P::UnreducedContext>(I), D->OutType);
   }
   antlr4::ParserRuleContext *Rhs = nullptr;
-  if (auto *B = child<P::BinaryRhsContext>(C)) {
+  if (auto *B = childAt<P::BinaryRhsContext>(C, 2)) {
     D->Rhs = RhsKind::Binary;
     D->Op = Text.text(B->op).front();
     D->OpRange = Text.range(B->op);
     Rhs = B;
-  } else if (auto *F = child<P::CallRhsContext>(C)) {
+  } else if (auto *F = childAt<P::CallRhsContext>(C, 2)) {
     D->Rhs = RhsKind::Call;
-    D->Callee = Text.ident(token(F, P::ID));
+    D->Callee = Text.ident(first(F, P::ID));
     Rhs = F;
   } else {
-    Rhs = child<P::CopyRhsContext>(C);
+    Rhs = childAt<P::CopyRhsContext>(C, 2);
   }
   D->Args.reserve(Rhs->children.size() / 2 + 1);
   forEachChild<P::OperandContext>(
@@ -231,7 +247,7 @@ std::vector<Binding>
 Builder::bindings(const std::vector<P::BindingContext *> &Cs) {
   std::vector<Binding> Out;
   for (auto *B : Cs)
-    Out.push_back({Text.ident(token(B, P::ID)), expr(B->expr())});
+    Out.push_back({Text.ident(first(B, P::ID)), expr(B->expr())});
   return Out;
 }
 
@@ -247,10 +263,10 @@ Property Builder::property(P::PropertyContext *C) {
 /// tensorType ::= ID '[' indexList ']' unreduced?
 TensorTypeAST Builder::tensorType(P::TensorTypeContext *C) {
   TensorTypeAST T;
-  T.DType = Text.ident(token(C, P::ID));
+  T.DType = Text.ident(first(C, P::ID));
   T.Range = Text.range(C);
-  indexList(child<P::IndexListContext>(C), T);
-  unreduced(child<P::UnreducedContext>(C), T);
+  indexList(childAt<P::IndexListContext>(C, 2), T);
+  unreduced(lastChild<P::UnreducedContext>(C), T);
   return T;
 }
 
@@ -274,9 +290,9 @@ void Builder::unreduced(P::UnreducedContext *C, TensorTypeAST &T) {
 /// index ::= ID axisSet?     axisSet ::= '{' ID (',' ID)* '}'
 IndexAST Builder::index(P::IndexContext *C) {
   IndexAST I;
-  I.Id = Text.ident(token(C, P::ID));
+  I.Id = Text.ident(first(C, P::ID));
   I.Range = Text.range(C);
-  if (auto *S = child<P::AxisSetContext>(C)) {
+  if (auto *S = lastChild<P::AxisSetContext>(C)) {
     I.Braced = true;
     for (size_t N = 0; antlr4::Token *A = token(S, P::ID, N); ++N)
       I.BracedAxes.push_back(Text.ident(A));
@@ -287,13 +303,13 @@ IndexAST Builder::index(P::IndexContext *C) {
 /// operand ::= ID ('[' indexList ']' unreduced?)?
 OperandAST Builder::operand(P::OperandContext *C) {
   OperandAST O;
-  O.Name = Text.ident(token(C, P::ID));
+  O.Name = Text.ident(first(C, P::ID));
   O.Range = Text.range(C);
-  if (auto *L = child<P::IndexListContext>(C)) {
+  if (auto *L = childAt<P::IndexListContext>(C, 2)) {
     TensorTypeAST T;
     T.Range = O.Range;
     indexList(L, T);
-    unreduced(child<P::UnreducedContext>(C), T);
+    unreduced(lastChild<P::UnreducedContext>(C), T);
     O.Type = std::move(T);
   }
   return O;
@@ -316,7 +332,7 @@ ExprPtr Builder::expr(P::ExprContext *C) {
     return numberExpr(N);
   if (auto *N = dynamic_cast<P::NameExprContext *>(C)) {
     auto E = makeExpr(ExprKind::Name, Text.range(N));
-    E->Text = Text.text(token(N, P::ID)).str();
+    E->Text = Text.text(first(N, P::ID)).str();
     return E;
   }
   if (auto *N = dynamic_cast<P::NegExprContext *>(C)) {
@@ -343,7 +359,7 @@ ExprPtr Builder::expr(P::ExprContext *C) {
 /// whether `layers` is a constant to divide by or a misspelt time unit.
 ExprPtr Builder::numberExpr(P::NumberExprContext *C) {
   auto E = makeExpr(ExprKind::Number, Text.range(C));
-  E->Text = Text.text(token(C, P::NUMBER)).str();
+  E->Text = Text.text(first(C, P::NUMBER)).str();
   if (!C->unit)
     return E;
   E->Unit = Text.text(C->unit).str();
