@@ -312,7 +312,8 @@ void ItemBuilder::exitEveryRule(antlr4::ParserRuleContext *Ctx) {
 /// recovery. (The grammar is LL(k) in practice, so LL costs what SLL does:
 /// prediction starts in SLL and only a conflict falls back to full context.)
 std::unique_ptr<FileAST> parseItems(llvm::StringRef B, unsigned BufferId,
-                                    DiagnosticEngine &Diags) {
+                                    DiagnosticEngine &Diags,
+                                    ParseStats *Stats) {
   SourceText Text(B);
   LexerTokenSource Source(B, "");
   ItemTokenStream Tokens(Source);
@@ -327,7 +328,13 @@ std::unique_ptr<FileAST> parseItems(llvm::StringRef B, unsigned BufferId,
   F->BufferId = BufferId;
   ItemBuilder Builder(P, Tokens, Text, Errors, *F);
   P.addParseListener(&Builder);
-  P.file();
+  try {
+    P.file();
+  } catch (StopParsing &) {
+    // The error limit is reached: the rest of the file is not read.
+  }
+  if (Stats)
+    *Stats = {Tokens.tokensRead(), Tokens.maxTokensHeld()};
   return Errors.failed() ? nullptr : std::move(F);
 }
 
@@ -335,14 +342,13 @@ std::unique_ptr<FileAST> parseItems(llvm::StringRef B, unsigned BufferId,
 
 std::unique_ptr<FileAST> shardc::parseBuffer(unsigned BufferId,
                                              DiagnosticEngine &Diags,
-                                             const ParseLimits &Limits) {
+                                             const ParseLimits &Limits,
+                                             ParseStats *Stats) {
   llvm::StringRef B = Diags.sourceMgr().getMemoryBuffer(BufferId)->getBuffer();
   if (!checkBytes(B, Diags, Limits) || !scanTokens(B, Diags, Limits))
     return nullptr;
   try {
-    return parseItems(B, BufferId, Diags);
-  } catch (StopParsing &) {
-    return nullptr;
+    return parseItems(B, BufferId, Diags, Stats);
   } catch (std::exception &E) {
     // The runtime should not throw on validated input; if it does, it is a
     // located-at-start error rather than a crash.

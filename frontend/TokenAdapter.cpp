@@ -49,6 +49,7 @@ void ItemTokenStream::fill(size_t I) {
       Chunks.back()->Tokens.reserve(ChunkSize);
     }
     Chunks.back()->Tokens.emplace_back(&Source, L).setTokenIndex(End++);
+    MaxHeld = std::max(MaxHeld, End - Base);
   }
 }
 

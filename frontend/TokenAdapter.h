@@ -119,6 +119,11 @@ public:
   /// to them any more: no parse tree, no lookback (LT(-1)).
   void discardBefore(size_t I);
 
+  /// Default-channel tokens fetched so far, EOF included.
+  size_t tokensRead() const { return End; }
+  /// The most tokens buffered at once (between a discard and the next).
+  size_t maxTokensHeld() const { return MaxHeld; }
+
 private:
   static constexpr size_t ChunkBits = 8, ChunkSize = size_t(1) << ChunkBits;
   /// Token \p I, which is buffered.
@@ -137,6 +142,7 @@ private:
   size_t Base = 0;       ///< lowest index still buffered
   size_t End = 0;        ///< one past the last index buffered
   size_t P = 0;          ///< index of LT(1)
+  size_t MaxHeld = 0;
   bool SawEOF = false;
 };
 
