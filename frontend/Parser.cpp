@@ -122,52 +122,52 @@ std::string showChar(llvm::StringRef Text) {
   return fmt::format("U+{:04X}", CodePoint);
 }
 
+/// What bounds the parser's recursion: bracket depth, and tokens since the
+/// last `;`, `{` or `}` (a statement's length).
+struct RecursionBounds {
+  unsigned Depth = 0, InStatement = 0;
+
+  /// Counts \p T; false, after reporting, when it passes a limit.
+  bool admit(tok::Kind K, llvm::SMRange R, DiagnosticEngine &Diags,
+             const ParseLimits &L) {
+    if (K == tok::LBRACE || K == tok::LBRACK || K == tok::LPAREN) {
+      if (++Depth > L.MaxNesting) {
+        Diags.report(R, diag::NestingTooDeep, L.MaxNesting);
+        return false;
+      }
+    } else if (K == tok::RBRACE || K == tok::RBRACK || K == tok::RPAREN) {
+      Depth = Depth ? Depth - 1 : 0;
+    }
+    bool Ends = K == tok::SEMI || K == tok::LBRACE || K == tok::RBRACE;
+    InStatement = Ends ? 0 : InStatement + 1;
+    if (InStatement > L.MaxStatementTokens) {
+      Diags.report(R, diag::StatementTooLong, L.MaxStatementTokens);
+      return false;
+    }
+    return true;
+  }
+};
+
 /// One lexer pass before the parser runs: invalid characters, unterminated
 /// comments, and the limits that bound the parser's recursion depth. Stops
 /// at the error limit.
 bool scanTokens(llvm::StringRef B, DiagnosticEngine &Diags,
                 const ParseLimits &L) {
   Lexer Lex(B);
+  RecursionBounds Bounds;
   bool Ok = true;
-  unsigned Depth = 0, InStatement = 0;
   for (bool AtEnd = false; !AtEnd;) {
     Lexeme T = Lex.next();
     AtEnd = T.Kind == tok::EndOfFile;
     llvm::SMRange R(locAt(B, T.Offset), locAt(B, T.Offset + T.Length));
-    switch (T.Kind) {
-    case tok::UNKNOWN_CHAR:
+    if (T.Kind == tok::UNKNOWN_CHAR) {
       Diags.report(R, diag::InvalidCharacter, showChar(Lex.text(T)));
       Ok = false;
-      continue;
-    case tok::BLOCK_COMMENT:
-      if (T.Length < 4 || !Lex.text(T).endswith("*/")) {
-        Diags.report(R.Start, diag::UnterminatedComment);
-        Ok = false;
-      }
-      continue;
-    case tok::LINE_COMMENT:
-      continue;
-    case tok::LBRACE:
-    case tok::LBRACK:
-    case tok::LPAREN:
-      if (++Depth > L.MaxNesting) {
-        Diags.report(R, diag::NestingTooDeep, L.MaxNesting);
-        return false;
-      }
-      break;
-    case tok::RBRACE:
-    case tok::RBRACK:
-    case tok::RPAREN:
-      Depth = Depth ? Depth - 1 : 0;
-      break;
-    default:
-      break;
-    }
-    bool Ends =
-        T.Kind == tok::SEMI || T.Kind == tok::LBRACE || T.Kind == tok::RBRACE;
-    InStatement = Ends ? 0 : InStatement + 1;
-    if (InStatement > L.MaxStatementTokens) {
-      Diags.report(R, diag::StatementTooLong, L.MaxStatementTokens);
+    } else if (T.Kind == tok::BLOCK_COMMENT &&
+               (T.Length < 4 || !Lex.text(T).endswith("*/"))) {
+      Diags.report(R.Start, diag::UnterminatedComment);
+      Ok = false;
+    } else if (!isHiddenToken(T.Kind) && !Bounds.admit(T.Kind, R, Diags, L)) {
       return false;
     }
     if (Diags.shouldStop())
