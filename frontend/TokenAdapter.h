@@ -106,7 +106,14 @@ public:
   ssize_t mark() override { return 0; }
   void release(ssize_t) override {}
   size_t index() override { return P; }
-  void seek(size_t I) override { P = I; }
+  /// The parser seeks back only within the item it parses (prediction
+  /// rewinds to where it started); a freed token would be a broken
+  /// invariant, thrown (the adapter reports it) rather than read.
+  void seek(size_t I) override {
+    if (I < Base)
+      throw antlr4::IllegalStateException("seek to a freed token");
+    P = I;
+  }
   size_t size() override { return End; }
   std::string getSourceName() const override;
   antlr4::TokenSource *getTokenSource() const override { return &Source; }
