@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# bench/run.sh [BUILD_DIR] [RUNS]: the speed targets of issue 8, measured by
-# hand (not in CI; timed tests would be flaky on a shared machine). Generates
-# the inputs with bench/gen_program.py and prints one table row per stage:
-# the best wall and CPU (user + system) times of RUNS runs (default 5) and
-# the peak RSS.
+# bench/run.sh [BUILD_DIR] [RUNS|instructions]: the speed targets of issue 8,
+# measured by hand (not in CI; timed tests would be flaky on a shared
+# machine). Generates the inputs with bench/gen_program.py and prints one
+# table row per stage: the best wall and CPU (user + system) times of RUNS
+# runs (default 5) and the peak RSS; or, with `instructions`, the
+# instructions each stage executes (valgrind's callgrind; slow, but the same
+# however busy the machine is).
 #
 #   - a 30,000-op program (and a 3,000-op one, for the growth ratio): lexing
 #     only (--emit=tokens), the frontend (--emit=ast), checks and passes
@@ -27,9 +29,15 @@ for f in p30k p3k errors; do
   echo "input $f.shard: $(wc -l < "$TMP/$f.shard") lines, $(wc -c < "$TMP/$f.shard") bytes"
 done
 echo
-echo "| stage (best of $RUNS) | wall | CPU | peak RSS | exit |"
-echo "|---|---|---|---|---|"
-m() { python3 bench/measure.py "$1" "$RUNS" "${@:2}"; }
+if [ "$RUNS" = instructions ]; then
+  echo "| stage | instructions | exit |"
+  echo "|---|---|---|"
+  m() { python3 bench/measure.py --instructions "$1" 1 "${@:2}"; }
+else
+  echo "| stage (best of $RUNS) | wall | CPU | peak RSS | exit |"
+  echo "|---|---|---|---|---|"
+  m() { python3 bench/measure.py "$1" "$RUNS" "${@:2}"; }
+fi
 m "30k ops: lex (--emit=tokens)" "$SHARDC" --emit=tokens "$TMP/p30k.shard"
 m "30k ops: parse (--emit=ast)" "$SHARDC" --emit=ast "$TMP/p30k.shard"
 m "30k ops: check + passes (--emit=ir)" "$SHARDC" --emit=ir "$TMP/p30k.shard"

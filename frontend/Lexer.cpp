@@ -23,6 +23,9 @@ llvm::StringRef shardc::tokenKindName(tok::Kind K) {
 }
 
 tok::Kind shardc::keywordKind(llvm::StringRef Word) {
+  // Most words are names: every keyword is 3 to 7 lowercase letters.
+  if (Word.size() < 3 || Word.size() > 7 || Word[0] < 'c' || Word[0] > 't')
+    return tok::ID;
   return llvm::StringSwitch<tok::Kind>(Word)
 #define KEYWORD(Name, Spelling) .Case(Spelling, tok::Name)
 #include "frontend/TokenKinds.def"
@@ -71,7 +74,15 @@ Lexeme Lexer::next() {
   size_t End = Pos + 1;
   L.Kind = scan(End);
   L.Length = uint32_t(End - Pos);
-  advanceTo(End);
+  // IDs, numbers, keywords and punctuation are ASCII on one line: a column
+  // per byte. Only comments, strings and non-ASCII tokens need counting.
+  if (L.Kind <= tok::ID || L.Kind == tok::NUMBER ||
+      (L.Kind >= tok::LBRACE && L.Kind <= tok::MINUS)) {
+    Col += L.Length;
+    Pos = End;
+  } else {
+    advanceTo(End);
+  }
   return L;
 }
 
