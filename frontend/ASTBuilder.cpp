@@ -24,9 +24,10 @@ namespace {
 /// fixes where each part of a rule is (`tensorType ::= ID '[' indexList ']'
 /// unreduced?`: indexList is child 2), so most lookups need one comparison.
 template <typename T> T *childAt(antlr4::ParserRuleContext *C, size_t I) {
-  if (I >= C->children.size() || typeid(*C->children[I]) != typeid(T))
+  if (I >= C->children.size())
     return nullptr;
-  return static_cast<T *>(C->children[I]);
+  antlr4::tree::ParseTree *X = C->children[I];
+  return typeid(*X) == typeid(T) ? static_cast<T *>(X) : nullptr;
 }
 
 /// The last child of \p C if its class is exactly T: an optional part at
