@@ -1,38 +1,48 @@
 #!/usr/bin/env bash
-# bench/run.sh [BUILD_DIR]: the speed targets of the issues, measured by hand
-# (not in CI). Prints wall time and peak memory of:
-#   1. parse + check + lower 10,000 statements to IR (--emit=ast is the
-#      frontend alone; --print-ir-after=none is not a thing: we time
-#      `--emit=tokens`, `--emit=ast`, and the whole pipeline);
-#   2. the full cost report for 10,000 ops on a 1,024-chip mesh.
+# bench/run.sh [BUILD_DIR] [RUNS|instructions]: the speed targets of issue 8,
+# measured by hand (not in CI; timed tests would be flaky on a shared
+# machine). Generates the inputs with bench/gen_program.py and prints one
+# table row per stage: the best wall and CPU (user + system) times of RUNS
+# runs (default 5) and the peak RSS; or, with `instructions`, the
+# instructions each stage executes (valgrind's callgrind; slow, but the same
+# however busy the machine is).
+#
+#   - a 30,000-op program (and a 3,000-op one, for the growth ratio): lexing
+#     only (--emit=tokens), the frontend (--emit=ast), checks and passes
+#     (--emit=ir), and the text and JSON reports;
+#   - a file of 300,000 syntax errors (13.7 MB), of which shardc reports the
+#     first 20 (the default --error-limit) and stops.
+#
+# Targets: 30k JSON report < 0.5 s and < 100 MB; time(30k) / time(3k) <= 12;
+# first 20 of 300,000 errors < 1 s.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD=${1:-build}
+RUNS=${2:-5}
 SHARDC=$BUILD/bin/shardc
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-python3 bench/gen_program.py --ops 10000 --x 128 --y 8 > "$TMP/big.shard"
-echo "input: $(wc -l < "$TMP/big.shard") lines, $(wc -c < "$TMP/big.shard") bytes, 10,000 ops, mesh 128x8 = 1,024 chips"
-measure() {
-  local label=$1; shift
-  # best of 5 wall-clock runs; peak RSS from GNU time when present
-  local best=999
-  for _ in 1 2 3 4 5; do
-    local s e
-    s=$(date +%s.%N)
-    "$@" > /dev/null
-    e=$(date +%s.%N)
-    best=$(python3 -c "print(min($best, $e - $s))")
-  done
-  local rss=""
-  if [ -x /usr/bin/time ]; then
-    rss=$(/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1)
-    rss=", peak RSS ${rss} KiB"
-  fi
-  printf '%-40s best of 5: %.3f s%s\n' "$label" "$best" "$rss"
-}
-measure "tokens (lex only)" "$SHARDC" --emit=tokens "$TMP/big.shard"
-measure "ast (parse + imports)" "$SHARDC" --emit=ast "$TMP/big.shard"
-measure "ir (check, lower, all passes)" "$SHARDC" --emit=ir "$TMP/big.shard"
-measure "report (text)" "$SHARDC" "$TMP/big.shard"
-measure "report (json)" "$SHARDC" --format=json "$TMP/big.shard"
+python3 bench/gen_program.py --ops 30000 > "$TMP/p30k.shard"
+python3 bench/gen_program.py --ops 3000 > "$TMP/p3k.shard"
+python3 bench/gen_program.py --errors 300000 > "$TMP/errors.shard"
+for f in p30k p3k errors; do
+  echo "input $f.shard: $(wc -l < "$TMP/$f.shard") lines, $(wc -c < "$TMP/$f.shard") bytes"
+done
+echo
+if [ "$RUNS" = instructions ]; then
+  echo "| stage | instructions | exit |"
+  echo "|---|---|---|"
+  m() { python3 bench/measure.py --instructions "$1" 1 "${@:2}"; }
+else
+  echo "| stage (best of $RUNS) | wall | CPU | peak RSS | exit |"
+  echo "|---|---|---|---|---|"
+  m() { python3 bench/measure.py "$1" "$RUNS" "${@:2}"; }
+fi
+m "30k ops: lex (--emit=tokens)" "$SHARDC" --emit=tokens "$TMP/p30k.shard"
+m "30k ops: parse (--emit=ast)" "$SHARDC" --emit=ast "$TMP/p30k.shard"
+m "30k ops: check + passes (--emit=ir)" "$SHARDC" --emit=ir "$TMP/p30k.shard"
+m "30k ops: text report" "$SHARDC" "$TMP/p30k.shard"
+m "30k ops: JSON report" "$SHARDC" --format=json "$TMP/p30k.shard"
+m "3k ops: parse (--emit=ast)" "$SHARDC" --emit=ast "$TMP/p3k.shard"
+m "3k ops: JSON report" "$SHARDC" --format=json "$TMP/p3k.shard"
+m "300,000 syntax errors: first 20" "$SHARDC" "$TMP/errors.shard"

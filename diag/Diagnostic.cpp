@@ -1,5 +1,6 @@
 //===- Diagnostic.cpp - The one diagnostic engine -------------------------===//
 #include "diag/Diagnostic.h"
+#include "diag/Caret.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace shardc;
@@ -87,6 +88,7 @@ void DiagnosticEngine::print(const Diagnostic &D) {
   if (D.Range.Start.isValid() && D.Range.End.isValid() &&
       D.Range.Start != D.Range.End)
     Ranges = D.Range;
-  SM.PrintMessage(llvm::errs(), D.Range.Start, K, D.Message, Ranges, {},
-                  Colors);
+  llvm::SMDiagnostic Msg = SM.GetMessage(D.Range.Start, K, D.Message, Ranges);
+  SM.PrintMessage(llvm::errs(), Msg, Colors);
+  printCaretForNonAsciiLine(llvm::errs(), Msg, Colors);
 }

@@ -1,7 +1,9 @@
 //===- ASTBuilder.cpp - ANTLR parse tree to AST ---------------------------===//
 //
-// One function per grammar rule, each carrying its rule. Runs only on trees
-// that parsed without errors, so every child the grammar requires is present.
+// One function per grammar rule, each carrying its rule. Runs on one
+// top-level item at a time, as the parser leaves it (Parser.cpp frees the
+// item's tree right after), and only while the file has parsed without
+// errors, so every child the grammar requires is present.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/ParserSupport.h"
@@ -10,6 +12,61 @@ using namespace shardc;
 using P = shardgen::ShardParser;
 
 namespace {
+
+// The generated accessors (C->ID(), C->index(), ...) test every child with a
+// dynamic_cast, and were a fifth of the builder's time. These compare exact
+// dynamic types instead: a context's class is the rule's own, or for a
+// labelled alternative (`# typedLhs`) the alternative's, never a subclass of
+// it; a token is a TerminalNodeImpl (error nodes, its subclass, occur only in
+// trees with syntax errors, which are never built).
+
+/// Child \p I of \p C if its class is exactly T, else null. The grammar
+/// fixes where each part of a rule is (`tensorType ::= ID '[' indexList ']'
+/// unreduced?`: indexList is child 2), so most lookups need one comparison.
+template <typename T> T *childAt(antlr4::ParserRuleContext *C, size_t I) {
+  if (I >= C->children.size())
+    return nullptr;
+  antlr4::tree::ParseTree *X = C->children[I];
+  return typeid(*X) == typeid(T) ? static_cast<T *>(X) : nullptr;
+}
+
+/// The last child of \p C if its class is exactly T: an optional part at
+/// the end of its rule (`unreduced?`, `axisSet?`), else null.
+template <typename T> T *lastChild(antlr4::ParserRuleContext *C) {
+  return C->children.empty() ? nullptr : childAt<T>(C, C->children.size() - 1);
+}
+
+/// Calls \p F on each child of \p C whose class is exactly T.
+template <typename T, typename Fn>
+void forEachChild(antlr4::ParserRuleContext *C, Fn F) {
+  for (antlr4::tree::ParseTree *X : C->children)
+    if (typeid(*X) == typeid(T))
+      F(static_cast<T *>(X));
+}
+
+/// The first token of \p C, which must be of type \p Type (most rules start
+/// with their ID), else the first token of that type among its children.
+antlr4::Token *first(antlr4::ParserRuleContext *C, size_t Type);
+
+/// The \p N-th token of type \p Type among \p C's children, or null.
+antlr4::Token *token(antlr4::ParserRuleContext *C, size_t Type, size_t N = 0) {
+  for (antlr4::tree::ParseTree *X : C->children) {
+    if (typeid(*X) != typeid(antlr4::tree::TerminalNodeImpl))
+      continue;
+    // TerminalNodeImpl derives virtually from TerminalNode, which derives
+    // plainly from ParseTree: the cast goes to TerminalNode.
+    antlr4::Token *T =
+        static_cast<antlr4::tree::TerminalNode *>(X)->getSymbol();
+    if (T->getType() == Type && N-- == 0)
+      return T;
+  }
+  return nullptr;
+}
+
+antlr4::Token *first(antlr4::ParserRuleContext *C, size_t Type) {
+  antlr4::Token *T = C->getStart();
+  return T && T->getType() == Type ? T : token(C, Type);
+}
 
 class Builder {
 public:
@@ -35,6 +92,7 @@ private:
   Property property(P::PropertyContext *C);
   TensorTypeAST tensorType(P::TensorTypeContext *C);
   void indexList(P::IndexListContext *C, TensorTypeAST &T);
+  void unreduced(P::UnreducedContext *C, TensorTypeAST &T);
   IndexAST index(P::IndexContext *C);
   OperandAST operand(P::OperandContext *C);
   ExprPtr expr(P::ExprContext *C);
@@ -83,18 +141,18 @@ DeclPtr Builder::item(P::ItemContext *C) {
 /// importDecl ::= 'import' STRING ';'
 DeclPtr Builder::importDecl(P::ImportDeclContext *C) {
   auto D = start<ImportDecl>(C);
-  std::string S = C->STRING()->getText();
-  D->Path = S.substr(1, S.size() - 2);
-  D->PathRange = Text.range(C->STRING()->getSymbol());
+  antlr4::Token *S = token(C, P::STRING);
+  D->Path = Text.text(S).drop_front().drop_back().str();
+  D->PathRange = Text.range(S);
   return D;
 }
 
 /// chipDecl ::= 'chip' ID '{' property* '}'
 DeclPtr Builder::chipDecl(P::ChipDeclContext *C) {
   auto D = start<ChipDecl>(C);
-  D->Name = Text.ident(C->ID());
-  for (auto *Prop : C->property())
-    D->Props.push_back(property(Prop));
+  D->Name = Text.ident(token(C, P::ID));
+  forEachChild<P::PropertyContext>(
+      C, [&](auto *Prop) { D->Props.push_back(property(Prop)); });
   return D;
 }
 
@@ -102,43 +160,42 @@ DeclPtr Builder::chipDecl(P::ChipDeclContext *C) {
 /// levelDecl   ::= 'level' ID '{' property* '}'
 DeclPtr Builder::clusterDecl(P::ClusterDeclContext *C) {
   auto D = start<ClusterDecl>(C);
-  D->Name = Text.ident(C->ID());
-  for (auto *Child : C->children) {
-    if (auto *Prop = dynamic_cast<P::PropertyContext *>(Child)) {
-      D->Props.push_back(property(Prop));
-    } else if (auto *L = dynamic_cast<P::LevelDeclContext *>(Child)) {
-      LevelAST Level{Text.ident(L->ID()), {}, Text.range(L)};
-      for (auto *Prop : L->property())
-        Level.Props.push_back(property(Prop));
-      D->Levels.push_back(std::move(Level));
-    }
-  }
+  D->Name = Text.ident(token(C, P::ID));
+  forEachChild<P::PropertyContext>(
+      C, [&](auto *Prop) { D->Props.push_back(property(Prop)); });
+  forEachChild<P::LevelDeclContext>(C, [&](P::LevelDeclContext *L) {
+    LevelAST Level{Text.ident(token(L, P::ID)), {}, Text.range(L)};
+    forEachChild<P::PropertyContext>(
+        L, [&](auto *Prop) { Level.Props.push_back(property(Prop)); });
+    D->Levels.push_back(std::move(Level));
+  });
   return D;
 }
 
 /// meshDecl ::= 'mesh' ID '=' ID '[' meshAxis (',' meshAxis)* ']' ';'
 DeclPtr Builder::meshDecl(P::MeshDeclContext *C) {
   auto D = start<MeshDecl>(C);
-  D->Name = Text.ident(C->ID(0));
-  D->Cluster = Text.ident(C->ID(1));
-  for (auto *A : C->meshAxis())
-    D->Axes.push_back({Text.ident(A->ID()), expr(A->expr())});
+  D->Name = Text.ident(token(C, P::ID, 0));
+  D->Cluster = Text.ident(token(C, P::ID, 1));
+  forEachChild<P::MeshAxisContext>(C, [&](P::MeshAxisContext *A) {
+    D->Axes.push_back({Text.ident(first(A, P::ID)), expr(A->expr())});
+  });
   return D;
 }
 
 /// configDecl ::= 'config' '{' property* '}'
 DeclPtr Builder::configDecl(P::ConfigDeclContext *C) {
   auto D = start<ConfigDecl>(C);
-  for (auto *Prop : C->property())
-    D->Props.push_back(property(Prop));
+  forEachChild<P::PropertyContext>(
+      C, [&](auto *Prop) { D->Props.push_back(property(Prop)); });
   return D;
 }
 
 /// tensorDecl ::= 'tensor' ID ':' tensorType ';'
 DeclPtr Builder::tensorDecl(P::TensorDeclContext *C) {
   auto D = start<TensorDecl>(C);
-  D->Name = Text.ident(C->ID());
-  D->Type = tensorType(C->tensorType());
+  D->Name = Text.ident(token(C, P::ID));
+  D->Type = tensorType(childAt<P::TensorTypeContext>(C, 3));
   return D;
 }
 
@@ -146,8 +203,8 @@ DeclPtr Builder::tensorDecl(P::TensorDeclContext *C) {
 DeclPtr Builder::repeatStmt(P::RepeatStmtContext *C) {
   auto D = start<RepeatDecl>(C);
   D->Count = expr(C->expr());
-  for (auto *I : C->item())
-    D->Body.push_back(item(I));
+  forEachChild<P::ItemContext>(
+      C, [&](P::ItemContext *I) { D->Body.push_back(item(I)); });
   return D;
 }
 
@@ -157,35 +214,32 @@ DeclPtr Builder::repeatStmt(P::RepeatStmtContext *C) {
 ///       | operand
 DeclPtr Builder::assignStmt(P::AssignStmtContext *C) {
   auto D = start<AssignDecl>(C);
-  if (auto *T = dynamic_cast<P::TypedLhsContext *>(C->lhs())) {
-    D->Out = Text.ident(T->ID());
-    D->OutType = tensorType(T->tensorType());
+  if (auto *T = childAt<P::TypedLhsContext>(C, 0)) {
+    D->Out = Text.ident(first(T, P::ID));
+    D->OutType = tensorType(childAt<P::TensorTypeContext>(T, 2));
   } else {
-    auto *I = static_cast<P::IndexedLhsContext *>(C->lhs());
-    D->Out = Text.ident(I->ID());
+    auto *I = childAt<P::IndexedLhsContext>(C, 0);
+    D->Out = Text.ident(first(I, P::ID));
     D->OutType.Range = Text.range(I);
-    indexList(I->indexList(), D->OutType);
-    if (auto *U = I->unreduced()) {
-      D->OutType.HasUnreduced = true;
-      for (auto *X : U->index())
-        D->OutType.Unreduced.push_back(index(X));
-    }
+    indexList(childAt<P::IndexListContext>(I, 2), D->OutType);
+    unreduced(lastChild<P::UnreducedContext>(I), D->OutType);
   }
-  if (auto *B = dynamic_cast<P::BinaryRhsContext *>(C->rhs())) {
+  antlr4::ParserRuleContext *Rhs = nullptr;
+  if (auto *B = childAt<P::BinaryRhsContext>(C, 2)) {
     D->Rhs = RhsKind::Binary;
-    D->Op = B->op->getText()[0];
+    D->Op = Text.text(B->op).front();
     D->OpRange = Text.range(B->op);
-    for (auto *O : B->operand())
-      D->Args.push_back(operand(O));
-  } else if (auto *F = dynamic_cast<P::CallRhsContext *>(C->rhs())) {
+    Rhs = B;
+  } else if (auto *F = childAt<P::CallRhsContext>(C, 2)) {
     D->Rhs = RhsKind::Call;
-    D->Callee = Text.ident(F->ID());
-    for (auto *O : F->operand())
-      D->Args.push_back(operand(O));
+    D->Callee = Text.ident(first(F, P::ID));
+    Rhs = F;
   } else {
-    D->Args.push_back(
-        operand(static_cast<P::CopyRhsContext *>(C->rhs())->operand()));
+    Rhs = childAt<P::CopyRhsContext>(C, 2);
   }
+  D->Args.reserve(Rhs->children.size() / 2 + 1);
+  forEachChild<P::OperandContext>(
+      Rhs, [&](P::OperandContext *O) { D->Args.push_back(operand(O)); });
   return D;
 }
 
@@ -194,7 +248,7 @@ std::vector<Binding>
 Builder::bindings(const std::vector<P::BindingContext *> &Cs) {
   std::vector<Binding> Out;
   for (auto *B : Cs)
-    Out.push_back({Text.ident(B->ID()), expr(B->expr())});
+    Out.push_back({Text.ident(first(B, P::ID)), expr(B->expr())});
   return Out;
 }
 
@@ -208,34 +262,40 @@ Property Builder::property(P::PropertyContext *C) {
 }
 
 /// tensorType ::= ID '[' indexList ']' unreduced?
-/// unreduced  ::= '{' index (',' index)* '}'
 TensorTypeAST Builder::tensorType(P::TensorTypeContext *C) {
   TensorTypeAST T;
-  T.DType = Text.ident(C->ID());
+  T.DType = Text.ident(first(C, P::ID));
   T.Range = Text.range(C);
-  indexList(C->indexList(), T);
-  if (auto *U = C->unreduced()) {
-    T.HasUnreduced = true;
-    for (auto *X : U->index())
-      T.Unreduced.push_back(index(X));
-  }
+  indexList(childAt<P::IndexListContext>(C, 2), T);
+  unreduced(lastChild<P::UnreducedContext>(C), T);
   return T;
 }
 
 /// indexList ::= index (',' index)*
 void Builder::indexList(P::IndexListContext *C, TensorTypeAST &T) {
-  for (auto *X : C->index())
-    T.Indices.push_back(index(X));
+  T.Indices.reserve(C->children.size() / 2 + 1);
+  forEachChild<P::IndexContext>(
+      C, [&](P::IndexContext *X) { T.Indices.push_back(index(X)); });
+}
+
+/// unreduced ::= '{' index (',' index)* '}'    (\p C may be absent)
+void Builder::unreduced(P::UnreducedContext *C, TensorTypeAST &T) {
+  if (!C)
+    return;
+  T.HasUnreduced = true;
+  T.Unreduced.reserve(C->children.size() / 2);
+  forEachChild<P::IndexContext>(
+      C, [&](P::IndexContext *X) { T.Unreduced.push_back(index(X)); });
 }
 
 /// index ::= ID axisSet?     axisSet ::= '{' ID (',' ID)* '}'
 IndexAST Builder::index(P::IndexContext *C) {
   IndexAST I;
-  I.Id = Text.ident(C->ID());
+  I.Id = Text.ident(first(C, P::ID));
   I.Range = Text.range(C);
-  if (auto *S = C->axisSet()) {
+  if (auto *S = lastChild<P::AxisSetContext>(C)) {
     I.Braced = true;
-    for (auto *A : S->ID())
+    for (size_t N = 0; antlr4::Token *A = token(S, P::ID, N); ++N)
       I.BracedAxes.push_back(Text.ident(A));
   }
   return I;
@@ -244,17 +304,13 @@ IndexAST Builder::index(P::IndexContext *C) {
 /// operand ::= ID ('[' indexList ']' unreduced?)?
 OperandAST Builder::operand(P::OperandContext *C) {
   OperandAST O;
-  O.Name = Text.ident(C->ID());
+  O.Name = Text.ident(first(C, P::ID));
   O.Range = Text.range(C);
-  if (auto *L = C->indexList()) {
+  if (auto *L = childAt<P::IndexListContext>(C, 2)) {
     TensorTypeAST T;
     T.Range = O.Range;
     indexList(L, T);
-    if (auto *U = C->unreduced()) {
-      T.HasUnreduced = true;
-      for (auto *X : U->index())
-        T.Unreduced.push_back(index(X));
-    }
+    unreduced(lastChild<P::UnreducedContext>(C), T);
     O.Type = std::move(T);
   }
   return O;
@@ -277,7 +333,7 @@ ExprPtr Builder::expr(P::ExprContext *C) {
     return numberExpr(N);
   if (auto *N = dynamic_cast<P::NameExprContext *>(C)) {
     auto E = makeExpr(ExprKind::Name, Text.range(N));
-    E->Text = N->ID()->getText();
+    E->Text = Text.text(first(N, P::ID)).str();
     return E;
   }
   if (auto *N = dynamic_cast<P::NegExprContext *>(C)) {
@@ -287,12 +343,12 @@ ExprPtr Builder::expr(P::ExprContext *C) {
   }
   auto E = makeExpr(ExprKind::Binary, Text.range(C));
   if (auto *M = dynamic_cast<P::MulExprContext *>(C)) {
-    E->Op = M->op->getText()[0];
+    E->Op = Text.text(M->op).front();
     E->LHS = expr(M->expr(0));
     E->RHS = expr(M->expr(1));
   } else {
     auto *A = static_cast<P::AddExprContext *>(C);
-    E->Op = A->op->getText()[0];
+    E->Op = Text.text(A->op).front();
     E->LHS = expr(A->expr(0));
     E->RHS = expr(A->expr(1));
   }
@@ -304,13 +360,13 @@ ExprPtr Builder::expr(P::ExprContext *C) {
 /// whether `layers` is a constant to divide by or a misspelt time unit.
 ExprPtr Builder::numberExpr(P::NumberExprContext *C) {
   auto E = makeExpr(ExprKind::Number, Text.range(C));
-  E->Text = C->NUMBER()->getText();
+  E->Text = Text.text(first(C, P::NUMBER)).str();
   if (!C->unit)
     return E;
-  E->Unit = C->unit->getText();
+  E->Unit = Text.text(C->unit).str();
   E->UnitRange = {Text.range(C->unit).Start, Text.range(C->unit).End};
   if (C->per) {
-    E->Per = C->per->getText();
+    E->Per = Text.text(C->per).str();
     E->PerRange = Text.range(C->per);
     E->UnitRange.End = E->PerRange.End;
   }
@@ -319,13 +375,6 @@ ExprPtr Builder::numberExpr(P::NumberExprContext *C) {
 
 } // namespace
 
-std::unique_ptr<FileAST> shardc::buildAST(P::FileContext *Tree,
-                                          const SourceText &Text,
-                                          unsigned BufferId) {
-  auto F = std::make_unique<FileAST>();
-  F->BufferId = BufferId;
-  Builder B(Text);
-  for (auto *I : Tree->item())
-    F->Items.push_back(B.item(I));
-  return F;
+DeclPtr shardc::buildItem(P::ItemContext *Item, const SourceText &Text) {
+  return Builder(Text).item(Item);
 }

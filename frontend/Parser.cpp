@@ -1,49 +1,35 @@
 //===- Parser.cpp - From source buffer to AST -----------------------------===//
 //
-// Owns the checks before and around the generated parser: byte validation,
-// lexing, the limits on nesting and statement length (so 100,000 nested
-// parentheses is a diagnostic, not a stack overflow), and the conversion of
-// ANTLR's syntax errors into our diagnostics.
+// Owns the checks before and around the generated parser, and the way it is
+// driven. Before: byte validation, then one pass of the hand-written lexer
+// that reports invalid characters and unterminated comments and enforces the
+// limits on nesting and statement length (so 100,000 nested parentheses is a
+// diagnostic, not a stack overflow). Then the generated parser reads tokens
+// from the same lexer (frontend/TokenAdapter.h) and, as it leaves each
+// top-level item, that item's AST is built and its parse tree and tokens are
+// freed: memory holds the AST and one item, not the file's tokens and tree.
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Parser.h"
-#include "ShardLexer.h"
 #include "diag/Diagnostic.h"
+#include "frontend/Lexer.h"
 #include "frontend/ParserSupport.h"
+#include "frontend/TokenAdapter.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
-#include <cstring>
 
 using namespace shardc;
-using shardgen::ShardLexer;
 using shardgen::ShardParser;
-
-SourceText::SourceText(llvm::StringRef Buffer) : Buffer(Buffer) {
-  bool Ascii = true;
-  for (unsigned char C : Buffer)
-    Ascii &= C < 0x80;
-  if (Ascii)
-    return;
-  for (size_t I = 0, E = Buffer.size(); I < E; ++I)
-    if ((static_cast<unsigned char>(Buffer[I]) & 0xC0) != 0x80)
-      ByteOfCodePoint.push_back(I);
-  ByteOfCodePoint.push_back(Buffer.size());
-}
-
-llvm::SMLoc SourceText::loc(size_t CodePoint) const {
-  size_t Byte = CodePoint;
-  if (!ByteOfCodePoint.empty())
-    Byte = ByteOfCodePoint[std::min(CodePoint, ByteOfCodePoint.size() - 1)];
-  Byte = std::min(Byte, Buffer.size());
-  return llvm::SMLoc::getFromPointer(Buffer.data() + Byte);
-}
 
 llvm::SMRange SourceText::range(antlr4::Token *T) const {
   if (!T)
     return {};
-  if (T->getType() == antlr4::Token::EOF)
-    return {loc(T->getStartIndex()), loc(T->getStartIndex())};
-  return {loc(T->getStartIndex()), loc(T->getStopIndex() + 1)};
+  // EOF stops before it starts; a token conjured by error recovery has no
+  // position (INVALID_INDEX), which loc() clamps to the end of the buffer.
+  size_t Start = T->getStartIndex();
+  if (T->getType() == antlr4::Token::EOF || Start == INVALID_INDEX)
+    return {loc(Start), loc(Start)};
+  return {loc(Start), loc(T->getStopIndex() + 1)};
 }
 
 llvm::SMRange SourceText::range(antlr4::ParserRuleContext *C) const {
@@ -53,13 +39,16 @@ llvm::SMRange SourceText::range(antlr4::ParserRuleContext *C) const {
   return {Start.Start, Stop.End};
 }
 
-Ident SourceText::ident(antlr4::Token *T) const {
-  // The text comes from our UTF-8 buffer: Token::getText would convert the
-  // runtime's UTF-32 copy back, once per identifier.
+llvm::StringRef SourceText::text(antlr4::Token *T) const {
   llvm::SMRange R = range(T);
-  if (!T || !R.Start.isValid())
-    return {std::string(), R};
-  return {std::string(R.Start.getPointer(), R.End.getPointer()), R};
+  if (!R.Start.isValid())
+    return {};
+  return llvm::StringRef(R.Start.getPointer(),
+                         R.End.getPointer() - R.Start.getPointer());
+}
+
+Ident SourceText::ident(antlr4::Token *T) const {
+  return {text(T).str(), range(T)};
 }
 Ident SourceText::ident(antlr4::tree::TerminalNode *N) const {
   return ident(N ? N->getSymbol() : nullptr);
@@ -95,15 +84,21 @@ size_t utf8Length(llvm::StringRef B, size_t I) {
 }
 
 /// Rejects what the lexer must never see: oversize files, NUL bytes and
-/// invalid UTF-8 (the ANTLR runtime throws on it).
+/// invalid UTF-8 (ANTLR's runtime threw on it; now the rule is that a .shard
+/// file is UTF-8 text).
 bool checkBytes(llvm::StringRef B, DiagnosticEngine &Diags,
                 const ParseLimits &Limits) {
-  if (B.size() > Limits.MaxFileBytes) {
-    Diags.report(locAt(B, 0), diag::FileTooLarge, B.size(),
-                 Limits.MaxFileBytes);
+  uint64_t Max = std::min<uint64_t>(Limits.MaxFileBytes, Lexer::MaxBytes);
+  if (B.size() > Max) {
+    Diags.report(locAt(B, 0), diag::FileTooLarge, uint64_t(B.size()), Max);
     return false;
   }
   for (size_t I = 0, E = B.size(); I < E;) {
+    // Printable ASCII, tabs and line ends: most of any file, in one test.
+    if (static_cast<unsigned char>(B[I]) - 1u < 0x7Fu) {
+      ++I;
+      continue;
+    }
     if (B[I] == '\0') {
       Diags.report(locAt(B, I), diag::NulByte);
       return false;
@@ -119,72 +114,65 @@ bool checkBytes(llvm::StringRef B, DiagnosticEngine &Diags,
   return true;
 }
 
-std::string showChar(const std::string &Text) {
+/// An invalid character as a message shows it: itself when printable ASCII,
+/// else its code point (the text is one valid UTF-8 sequence).
+std::string showChar(llvm::StringRef Text) {
   if (Text.size() == 1 && llvm::isPrint(Text[0]))
-    return Text;
-  std::u32string U =
-      antlrcpp::utf8_to_utf32(Text.data(), Text.data() + Text.size());
-  return U.empty() ? "?" : fmt::format("U+{:04X}", unsigned(U[0]));
+    return Text.str();
+  static const unsigned char LeadMask[] = {0x7F, 0x7F, 0x1F, 0x0F, 0x07};
+  unsigned CodePoint = static_cast<unsigned char>(Text[0]) &
+                       LeadMask[std::min<size_t>(Text.size(), 4)];
+  for (char C : Text.drop_front())
+    CodePoint = (CodePoint << 6) | (static_cast<unsigned char>(C) & 0x3F);
+  return fmt::format("U+{:04X}", CodePoint);
 }
 
-/// Everything one buffer needs to be lexed and parsed; ANTLR objects refer to
-/// each other, so they live together.
-struct Session {
-  explicit Session(llvm::StringRef B)
-      : Text(B), Input(B.str()), Lexer(&Input), Tokens(&Lexer) {
-    Lexer.removeErrorListeners();
-  }
-  SourceText Text;
-  antlr4::ANTLRInputStream Input;
-  ShardLexer Lexer;
-  antlr4::CommonTokenStream Tokens;
-};
-
-/// Checks the token stream: invalid characters, unterminated comments, and
-/// the limits that bound the parser's recursion depth.
-bool scanTokens(Session &S, DiagnosticEngine &Diags, const ParseLimits &L) {
-  S.Tokens.fill();
-  bool Ok = true;
+/// What bounds the parser's recursion: bracket depth, and tokens since the
+/// last `;`, `{` or `}` (a statement's length).
+struct RecursionBounds {
   unsigned Depth = 0, InStatement = 0;
-  for (antlr4::Token *T : S.Tokens.getTokens()) {
-    switch (T->getType()) {
-    case ShardLexer::UNKNOWN_CHAR:
-      Diags.report(S.Text.range(T), diag::InvalidCharacter,
-                   showChar(T->getText()));
-      Ok = false;
-      continue;
-    case ShardLexer::BLOCK_COMMENT:
-      if (T->getText().size() < 4 ||
-          !llvm::StringRef(T->getText()).endswith("*/")) {
-        Diags.report(S.Text.loc(T->getStartIndex()), diag::UnterminatedComment);
-        Ok = false;
-      }
-      continue;
-    case ShardLexer::LINE_COMMENT:
-      continue;
-    case ShardLexer::LBRACE:
-    case ShardLexer::LBRACK:
-    case ShardLexer::LPAREN:
+
+  /// Counts \p T; false, after reporting, when it passes a limit.
+  bool admit(tok::Kind K, llvm::SMRange R, DiagnosticEngine &Diags,
+             const ParseLimits &L) {
+    if (K == tok::LBRACE || K == tok::LBRACK || K == tok::LPAREN) {
       if (++Depth > L.MaxNesting) {
-        Diags.report(S.Text.range(T), diag::NestingTooDeep, L.MaxNesting);
+        Diags.report(R, diag::NestingTooDeep, L.MaxNesting);
         return false;
       }
-      break;
-    case ShardLexer::RBRACE:
-    case ShardLexer::RBRACK:
-    case ShardLexer::RPAREN:
+    } else if (K == tok::RBRACE || K == tok::RBRACK || K == tok::RPAREN) {
       Depth = Depth ? Depth - 1 : 0;
-      break;
-    default:
-      break;
     }
-    bool Ends = T->getType() == ShardLexer::SEMI ||
-                T->getType() == ShardLexer::LBRACE ||
-                T->getType() == ShardLexer::RBRACE;
+    bool Ends = K == tok::SEMI || K == tok::LBRACE || K == tok::RBRACE;
     InStatement = Ends ? 0 : InStatement + 1;
     if (InStatement > L.MaxStatementTokens) {
-      Diags.report(S.Text.range(T), diag::StatementTooLong,
-                   L.MaxStatementTokens);
+      Diags.report(R, diag::StatementTooLong, L.MaxStatementTokens);
+      return false;
+    }
+    return true;
+  }
+};
+
+/// One lexer pass before the parser runs: invalid characters, unterminated
+/// comments, and the limits that bound the parser's recursion depth. Stops
+/// at the error limit.
+bool scanTokens(llvm::StringRef B, DiagnosticEngine &Diags,
+                const ParseLimits &L) {
+  Lexer Lex(B);
+  RecursionBounds Bounds;
+  bool Ok = true;
+  for (bool AtEnd = false; !AtEnd;) {
+    Lexeme T = Lex.next();
+    AtEnd = T.Kind == tok::EndOfFile;
+    llvm::SMRange R(locAt(B, T.Offset), locAt(B, T.Offset + T.Length));
+    if (T.Kind == tok::UNKNOWN_CHAR) {
+      Diags.report(R, diag::InvalidCharacter, showChar(Lex.text(T)));
+      Ok = false;
+    } else if (T.Kind == tok::BLOCK_COMMENT &&
+               (T.Length < 4 || !Lex.text(T).endswith("*/"))) {
+      Diags.report(R.Start, diag::UnterminatedComment);
+      Ok = false;
+    } else if (!isHiddenToken(T.Kind) && !Bounds.admit(T.Kind, R, Diags, L)) {
       return false;
     }
     if (Diags.shouldStop())
@@ -193,91 +181,179 @@ bool scanTokens(Session &S, DiagnosticEngine &Diags, const ParseLimits &L) {
   return Ok;
 }
 
-/// Rewords ANTLR's messages into ours: what was found, what was expected.
-std::string reword(std::string Msg) {
-  static const std::pair<const char *, const char *> Rules[] = {
-      {"mismatched input ", "unexpected "},
-      {"extraneous input ", "unexpected "},
-      {"no viable alternative at input ", "unexpected input "},
-      {"token recognition error at: ", "invalid character "},
-      {" expecting ", ", expected "},
-      {"'<EOF>'", "end of file"},
-      {"<EOF>", "end of file"},
-  };
-  for (auto [From, To] : Rules)
-    for (size_t P; (P = Msg.find(From)) != std::string::npos;)
-      Msg.replace(P, strlen(From), To);
-  // "missing ';' at '}'" names what was expected, then what was found.
-  if (llvm::StringRef(Msg).startswith("missing ")) {
-    size_t At = Msg.rfind(" at ");
-    if (At != std::string::npos)
-      Msg =
-          "expected " + Msg.substr(8, At - 8) + " before " + Msg.substr(At + 4);
-  }
-  return Msg;
-}
-
-/// Routes syntax errors to the engine, one per line: after an error ANTLR's
-/// recovery can report the same mistake several times.
-class DiagListener : public antlr4::BaseErrorListener {
+/// ANTLR's default recovery, with its most frequent call made cheap. The
+/// generated parser calls sync() before every loop and optional part, and
+/// DefaultErrorStrategy::sync (4.9) copies the ATN state's follow set (an
+/// allocation) just to see whether the next token is in it. Token types here
+/// are below 64, so each state's set is a 64-bit mask, computed once; only
+/// a token outside the set goes to the original, which then reports it.
+class FollowMaskRecovery final : public antlr4::DefaultErrorStrategy {
 public:
-  DiagListener(DiagnosticEngine &D, const SourceText &T) : Diags(D), Text(T) {}
-  void syntaxError(antlr4::Recognizer *, antlr4::Token *Bad, size_t Line,
-                   size_t, const std::string &Msg,
-                   std::exception_ptr) override {
-    Failed = true;
-    if (Line == LastLine)
+  void sync(antlr4::Parser *P) override {
+    if (!inErrorRecoveryMode(P) &&
+        inFollowSet(P->getATN(), P->getState(), P->getTokenStream()->LA(1)))
       return;
-    LastLine = Line;
-    Diags.report(Text.range(Bad), diag::SyntaxError, reword(Msg));
+    DefaultErrorStrategy::sync(P);
   }
-  bool Failed = false;
 
 private:
-  DiagnosticEngine &Diags;
-  const SourceText &Text;
-  size_t LastLine = 0;
+  /// A state's follow set: Bits for types 0-63, and whether it contains EOF
+  /// or epsilon. Exact is false when the set has other elements; then the
+  /// mask is not used.
+  struct FollowMask {
+    uint64_t Bits = 0;
+    bool Eof = false, Epsilon = false, Exact = true;
+  };
+
+  static bool inFollowSet(const antlr4::atn::ATN &Atn, size_t State,
+                          size_t La) {
+    static const std::vector<FollowMask> Masks = computeMasks(Atn);
+    if (State >= Masks.size() || !Masks[State].Exact)
+      return false;
+    const FollowMask &M = Masks[State];
+    return M.Epsilon || (La == antlr4::Token::EOF && M.Eof) ||
+           (La < 64 && (M.Bits >> La & 1));
+  }
+
+  static std::vector<FollowMask> computeMasks(const antlr4::atn::ATN &Atn) {
+    std::vector<FollowMask> Masks(Atn.states.size());
+    for (size_t S = 0; S < Atn.states.size(); ++S) {
+      if (!Atn.states[S])
+        continue;
+      for (const antlr4::misc::Interval &I :
+           Atn.nextTokens(Atn.states[S]).getIntervals()) {
+        Masks[S].Exact &= I.b - I.a < 64;
+        for (ssize_t V = I.a; V <= I.b && Masks[S].Exact; ++V)
+          add(Masks[S], V);
+      }
+    }
+    return Masks;
+  }
+  static void add(FollowMask &M, ssize_t V) {
+    if (V == ssize_t(antlr4::Token::EPSILON))
+      M.Epsilon = true;
+    else if (V == ssize_t(antlr4::Token::EOF))
+      M.Eof = true;
+    else if (V >= 0 && V < 64)
+      M.Bits |= uint64_t(1) << V;
+    else
+      M.Exact = false;
+  }
 };
 
-/// Parses in SLL mode first (fast, exact for this grammar in practice) and
-/// falls back to full LL with error reporting only when SLL gives up.
-ShardParser::FileContext *runParser(ShardParser &P, Session &S,
-                                    DiagListener &Listener) {
-  P.removeErrorListeners();
-  P.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
-      antlr4::atn::PredictionMode::SLL);
-  P.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
-  try {
-    return P.file();
-  } catch (antlr4::ParseCancellationException &) {
+/// Builds each top-level item's AST as the parser leaves it, then frees the
+/// item's parse tree and tokens.
+///
+/// ANTLR's parser allocates every context and terminal node through its
+/// ParseTreeTracker and frees them only when the parser goes. So: (1) when
+/// the file rule is entered, its context (the tracker's only object then)
+/// moves to a tracker of ours, so it survives; (2) when a top-level item is
+/// left, its AST is built and the parser's tracker, which holds exactly that
+/// item's tree (and any error nodes since the last item), is moved aside;
+/// (3) at the parser's next event, once the runtime no longer touches that
+/// item (exitRule still reads it after the listener returns), the moved-aside
+/// tree and the item's tokens are freed.
+class ItemBuilder final : public antlr4::tree::ParseTreeListener {
+public:
+  ItemBuilder(ShardParser &P, ItemTokenStream &Tokens, const SourceText &Text,
+              const SyntaxErrorListener &Errors, FileAST &Out)
+      : P(P), Tokens(Tokens), Text(Text), Errors(Errors), Out(Out) {}
+  ~ItemBuilder() override {
+    Retired.reset();
+    FileTree.reset();
   }
-  S.Tokens.seek(0);
-  P.reset();
-  P.addErrorListener(&Listener);
-  P.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+
+  void enterEveryRule(antlr4::ParserRuleContext *Ctx) override {
+    releaseRetired();
+    if (!FileCtx && Ctx->getRuleIndex() == ShardParser::RuleFile) {
+      FileCtx = Ctx;
+      std::swap(P.getTreeTracker(), FileTree);
+    }
+  }
+  void exitEveryRule(antlr4::ParserRuleContext *Ctx) override;
+  void visitTerminal(antlr4::tree::TerminalNode *) override {
+    releaseRetired();
+  }
+  void visitErrorNode(antlr4::tree::ErrorNode *) override { releaseRetired(); }
+
+private:
+  void releaseRetired() {
+    if (!RetirePending)
+      return;
+    Retired.reset();
+    Tokens.discardBefore(RetireTokensBefore);
+    RetirePending = false;
+  }
+
+  ShardParser &P;
+  ItemTokenStream &Tokens;
+  const SourceText &Text;
+  const SyntaxErrorListener &Errors;
+  FileAST &Out;
+  antlr4::ParserRuleContext *FileCtx = nullptr;
+  antlr4::tree::ParseTreeTracker FileTree, Retired;
+  bool RetirePending = false;
+  size_t RetireTokensBefore = 0;
+};
+
+void ItemBuilder::exitEveryRule(antlr4::ParserRuleContext *Ctx) {
+  releaseRetired();
+  if (!FileCtx || Ctx->parent != FileCtx ||
+      Ctx->getRuleIndex() != ShardParser::RuleItem)
+    return;
+  // Once a syntax error is reported there is no AST to return; parsing goes
+  // on only to report more errors.
+  if (!Errors.failed())
+    Out.Items.push_back(
+        buildItem(static_cast<ShardParser::ItemContext *>(Ctx), Text));
+  FileCtx->children.clear();
+  std::swap(P.getTreeTracker(), Retired);
+  // LT(-1), the item's last token, stays: error recovery may look back.
+  RetireTokensBefore = Tokens.index() ? Tokens.index() - 1 : 0;
+  RetirePending = true;
+}
+
+/// Parses the whole buffer in full-LL mode with ANTLR's default error
+/// recovery. (The grammar is LL(k) in practice, so LL costs what SLL does:
+/// prediction starts in SLL and only a conflict falls back to full context.)
+std::unique_ptr<FileAST> parseItems(llvm::StringRef B, unsigned BufferId,
+                                    DiagnosticEngine &Diags,
+                                    ParseStats *Stats) {
+  SourceText Text(B);
+  LexerTokenSource Source(B, "");
+  ItemTokenStream Tokens(Source);
+  ShardParser P(&Tokens);
+  P.removeErrorListeners();
+  P.setErrorHandler(std::make_shared<FollowMaskRecovery>());
+  SyntaxErrorListener Errors(Diags, Text);
+  P.addErrorListener(&Errors);
   P.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
       antlr4::atn::PredictionMode::LL);
-  return P.file();
+  auto F = std::make_unique<FileAST>();
+  F->BufferId = BufferId;
+  ItemBuilder Builder(P, Tokens, Text, Errors, *F);
+  P.addParseListener(&Builder);
+  try {
+    P.file();
+  } catch (StopParsing &) {
+    // The error limit is reached: the rest of the file is not read.
+  }
+  if (Stats)
+    *Stats = {Tokens.tokensRead(), Tokens.maxTokensHeld()};
+  return Errors.failed() ? nullptr : std::move(F);
 }
 
 } // namespace
 
 std::unique_ptr<FileAST> shardc::parseBuffer(unsigned BufferId,
                                              DiagnosticEngine &Diags,
-                                             const ParseLimits &Limits) {
+                                             const ParseLimits &Limits,
+                                             ParseStats *Stats) {
   llvm::StringRef B = Diags.sourceMgr().getMemoryBuffer(BufferId)->getBuffer();
-  if (!checkBytes(B, Diags, Limits))
+  if (!checkBytes(B, Diags, Limits) || !scanTokens(B, Diags, Limits))
     return nullptr;
   try {
-    Session S(B);
-    if (!scanTokens(S, Diags, Limits))
-      return nullptr;
-    ShardParser P(&S.Tokens);
-    DiagListener Listener(Diags, S.Text);
-    ShardParser::FileContext *Tree = runParser(P, S, Listener);
-    if (Listener.Failed || !Tree)
-      return nullptr;
-    return buildAST(Tree, S.Text, BufferId);
+    return parseItems(B, BufferId, Diags, Stats);
   } catch (std::exception &E) {
     // The runtime should not throw on validated input; if it does, it is a
     // located-at-start error rather than a crash.
@@ -291,21 +367,17 @@ bool shardc::dumpTokens(unsigned BufferId, DiagnosticEngine &Diags,
                         llvm::raw_ostream &OS, const ParseLimits &Limits) {
   llvm::SourceMgr &SM = Diags.sourceMgr();
   llvm::StringRef B = SM.getMemoryBuffer(BufferId)->getBuffer();
-  if (!checkBytes(B, Diags, Limits))
+  if (!checkBytes(B, Diags, Limits) || !scanTokens(B, Diags, Limits))
     return false;
-  Session S(B);
-  if (!scanTokens(S, Diags, Limits))
-    return false;
-  const antlr4::dfa::Vocabulary &V = S.Lexer.getVocabulary();
-  for (antlr4::Token *T : S.Tokens.getTokens()) {
-    if (T->getChannel() != antlr4::Token::DEFAULT_CHANNEL)
+  Lexer Lex(B);
+  for (bool AtEnd = false; !AtEnd;) {
+    Lexeme T = Lex.next();
+    AtEnd = T.Kind == tok::EndOfFile;
+    if (isHiddenToken(T.Kind))
       continue;
-    auto LC = SM.getLineAndColumn(S.Text.loc(T->getStartIndex()), BufferId);
-    std::string Name = T->getType() == antlr4::Token::EOF
-                           ? "EOF"
-                           : V.getSymbolicName(T->getType());
-    OS << fmt::format("{}:{} {} '{}'\n", LC.first, LC.second, Name,
-                      T->getType() == antlr4::Token::EOF ? "" : T->getText());
+    auto LC = SM.getLineAndColumn(locAt(B, T.Offset), BufferId);
+    OS << fmt::format("{}:{} {} '{}'\n", LC.first, LC.second,
+                      tokenKindName(T.Kind), Lex.text(T));
   }
   return true;
 }

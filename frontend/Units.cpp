@@ -84,8 +84,17 @@ const Table &table() {
 
 } // namespace
 
+/// `µs` (U+00B5, the micro sign the report prints) and `μs` (U+03BC, the
+/// Greek mu that looks the same) are `us`. They are not in the table, so no
+/// misspelt unit is told "did you mean 'µs'" instead of 'us'.
+static llvm::StringRef canonicalUnit(llvm::StringRef U) {
+  return U == "\xC2\xB5s" || U == "\xCE\xBCs" ? "us" : U;
+}
+
 std::optional<UnitInfo> shardc::lookupUnit(llvm::StringRef Unit,
                                            llvm::StringRef Per) {
+  Unit = canonicalUnit(Unit);
+  Per = canonicalUnit(Per);
   auto It = table().Units.find(Unit);
   if (It == table().Units.end())
     return std::nullopt;

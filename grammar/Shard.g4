@@ -65,7 +65,8 @@ expr        : '-' expr                           # negExpr
             | expr op=('*' | '/') expr           # mulExpr
             | expr op=('+' | '-') expr           # addExpr
             | '(' expr ')'                       # parenExpr
-            | NUMBER (unit=ID ('/' per=ID)?)?    # numberExpr
+            | NUMBER (unit=(ID | MICRO_UNIT)
+                      ('/' per=(ID | MICRO_UNIT))?)?  # numberExpr
             | ID                                 # nameExpr
             ;
 
@@ -81,6 +82,11 @@ REPEAT  : 'repeat' ;
 CONFIG  : 'config' ;
 
 ID      : [A-Za-z_] [A-Za-z0-9_]* ;
+// A word that starts with the micro sign (U+00B5, which the report prints in
+// `µs`) or the Greek mu (U+03BC, which looks the same): only a unit can be
+// one, and the frontend reads `µs` and `μs` as `us`. Other such words reach
+// the unit check, which names them (`unknown unit 'µm'`).
+MICRO_UNIT : [\u00B5\u03BC] [A-Za-z0-9_]* ;
 // A count suffix (`2M`, `1Mi`) or unit (`80GB`) written without a space lexes
 // as the ID that follows the number; the frontend interprets it.
 NUMBER  : [0-9] [0-9_]* ('.' [0-9] [0-9_]*)? ([eE] [+-]? [0-9]+)? ;
