@@ -15,7 +15,7 @@ AxisSet AxisSet::of(llvm::ArrayRef<AxisId> Axes) {
 llvm::SmallVector<AxisId, 4> AxisSet::list() const {
   llvm::SmallVector<AxisId, 4> Out;
   for (uint64_t B = Bits; B; B &= B - 1)
-    Out.push_back(AxisId(std::countr_zero(B)));
+    Out.push_back(AxisId(llvm::countTrailingZeros(B)));
   return Out;
 }
 
@@ -29,7 +29,7 @@ int64_t shardc::axesProduct(llvm::ArrayRef<AxisId> Axes, const MeshSpec &M) {
 int64_t shardc::axesProduct(AxisSet Axes, const MeshSpec &M) {
   int64_t N = 1;
   for (uint64_t B = Axes.bits(); B; B &= B - 1)
-    N *= M.Axes[std::countr_zero(B)].Size;
+    N *= M.Axes[llvm::countTrailingZeros(B)].Size;
   return N;
 }
 

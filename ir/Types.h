@@ -15,7 +15,7 @@
 #include "ir/Hardware.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
-#include <bit>
+#include "llvm/Support/MathExtras.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,7 +36,7 @@ public:
   void insert(AxisId A) { Bits |= uint64_t(1) << A; }
   void erase(AxisId A) { Bits &= ~(uint64_t(1) << A); }
   bool empty() const { return Bits == 0; }
-  unsigned size() const { return unsigned(std::popcount(Bits)); }
+  unsigned size() const { return unsigned(llvm::countPopulation(Bits)); }
   uint64_t bits() const { return Bits; }
   AxisSet operator|(AxisSet O) const { return AxisSet(Bits | O.Bits); }
   AxisSet operator&(AxisSet O) const { return AxisSet(Bits & O.Bits); }
@@ -100,6 +100,14 @@ struct ShardType {
   /// The first dim that does not divide evenly on \p M, if any.
   std::optional<unsigned> firstUneven(const MeshSpec &M) const;
 };
+
+/// \p T with \p Like's sharding: \p Like's dims and axes, no partial sums,
+/// \p T's dtype.
+inline ShardType withSharding(ShardType T, const ShardType &Like) {
+  T.Dims = Like.Dims;
+  T.Unreduced = {};
+  return T;
+}
 
 /// The names a type is printed with: the module's dims and mesh axes.
 struct TypeNames {
