@@ -140,6 +140,19 @@ struct TensorDecl : DeclOf<DeclKind::Tensor> {
   Ident Name;
   TensorTypeAST Type;
 };
+/// `param W : bf16[E, F_T] state [E_D, F_T];`
+struct ParamDecl : DeclOf<DeclKind::Param> {
+  Ident Name;
+  TensorTypeAST Type;
+  /// The word before an explicit state sharding (must be `state`), and the
+  /// sharding (indices only).
+  std::optional<Ident> StateWord;
+  TensorTypeAST State;
+};
+/// `train { microbatches = 16; optimizer = adam; ... }`
+struct TrainDecl : DeclOf<DeclKind::Train> {
+  std::vector<Property> Props;
+};
 struct RepeatDecl : DeclOf<DeclKind::Repeat> {
   ExprPtr Count;
   std::vector<DeclPtr> Body;

@@ -86,6 +86,8 @@ private:
   DeclPtr meshDecl(P::MeshDeclContext *C);
   DeclPtr configDecl(P::ConfigDeclContext *C);
   DeclPtr tensorDecl(P::TensorDeclContext *C);
+  DeclPtr paramDecl(P::ParamDeclContext *C);
+  DeclPtr trainDecl(P::TrainDeclContext *C);
   DeclPtr repeatStmt(P::RepeatStmtContext *C);
   DeclPtr assignStmt(P::AssignStmtContext *C);
   std::vector<Binding> bindings(const std::vector<P::BindingContext *> &Cs);
@@ -131,6 +133,10 @@ DeclPtr Builder::item(P::ItemContext *C) {
     return configDecl(static_cast<P::ConfigDeclContext *>(Child));
   case P::RuleTensorDecl:
     return tensorDecl(static_cast<P::TensorDeclContext *>(Child));
+  case P::RuleParamDecl:
+    return paramDecl(static_cast<P::ParamDeclContext *>(Child));
+  case P::RuleTrainDecl:
+    return trainDecl(static_cast<P::TrainDeclContext *>(Child));
   case P::RuleRepeatStmt:
     return repeatStmt(static_cast<P::RepeatStmtContext *>(Child));
   default:
@@ -196,6 +202,28 @@ DeclPtr Builder::tensorDecl(P::TensorDeclContext *C) {
   auto D = start<TensorDecl>(C);
   D->Name = Text.ident(token(C, P::ID));
   D->Type = tensorType(childAt<P::TensorTypeContext>(C, 3));
+  return D;
+}
+
+/// paramDecl ::= 'param' ID ':' tensorType (ID '[' indexList ']')? ';'
+DeclPtr Builder::paramDecl(P::ParamDeclContext *C) {
+  auto D = start<ParamDecl>(C);
+  D->Name = Text.ident(token(C, P::ID, 0));
+  D->Type = tensorType(childAt<P::TensorTypeContext>(C, 3));
+  if (auto *L = childAt<P::IndexListContext>(C, 6)) {
+    D->StateWord = Text.ident(token(C, P::ID, 1));
+    indexList(L, D->State);
+    D->State.Range = {D->StateWord->Range.Start,
+                      Text.range(token(C, P::RBRACK)).End};
+  }
+  return D;
+}
+
+/// trainDecl ::= 'train' '{' property* '}'
+DeclPtr Builder::trainDecl(P::TrainDeclContext *C) {
+  auto D = start<TrainDecl>(C);
+  forEachChild<P::PropertyContext>(
+      C, [&](auto *Prop) { D->Props.push_back(property(Prop)); });
   return D;
 }
 

@@ -132,6 +132,14 @@ void Printer::decl(const Decl &D, unsigned Indent) {
     props(C->Props, Indent + 1);
   } else if (auto *T = llvm::dyn_cast<TensorDecl>(&D)) {
     line(Indent, Head + " '" + T->Name.Name + "' : " + type(T->Type));
+  } else if (auto *Pm = llvm::dyn_cast<ParamDecl>(&D)) {
+    line(Indent,
+         Head + " '" + Pm->Name.Name + "' : " + type(Pm->Type) +
+             (Pm->StateWord ? " " + Pm->StateWord->Name + " " + type(Pm->State)
+                            : ""));
+  } else if (auto *Tr = llvm::dyn_cast<TrainDecl>(&D)) {
+    line(Indent, Head);
+    props(Tr->Props, Indent + 1);
   } else if (auto *R = llvm::dyn_cast<RepeatDecl>(&D)) {
     line(Indent, Head + " " + expr(*R->Count));
     for (const DeclPtr &Item : R->Body)

@@ -11,6 +11,7 @@
 
 #include "ir/Hardware.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
 #include <array>
 #include <optional>
 #include <string>
@@ -25,6 +26,8 @@ enum class PropKind : uint8_t {
   BytesPerSecond,
   FlopPerSecond,
   Count,
+  Whole, ///< a whole number >= 0
+  Word,  ///< a bare name, one of the property's choices
   Frequency,
   Seconds,
   Fraction,
@@ -33,7 +36,7 @@ enum class PropKind : uint8_t {
   MeshRef
 };
 
-enum class PropOwner : uint8_t { Chip, Cluster, Level, Config };
+enum class PropOwner : uint8_t { Chip, Cluster, Level, Config, Train };
 
 enum class PropId : uint8_t {
 #define PROPERTY(Owner, Id, Name, Kind, Required) Owner##_##Id,
@@ -67,6 +70,8 @@ struct PropValue {
   int64_t Whole = 0;
   bool Flag = false;
   const Symbol *Sym = nullptr;
+  std::string Word;    ///< a Word's text
+  llvm::SMRange Range; ///< where the value was written
 };
 
 /// The checked properties of one block.

@@ -68,7 +68,9 @@ static std::optional<SymKind> declaredKind(DeclKind K) {
   // A stdlib file's tensors and statements are not names a user imports.
   case DeclKind::Import:
   case DeclKind::Config:
+  case DeclKind::Train:
   case DeclKind::Tensor:
+  case DeclKind::Param:
   case DeclKind::Repeat:
   case DeclKind::Assign:
     return std::nullopt;

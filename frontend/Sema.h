@@ -77,6 +77,11 @@ private:
   void dims(const DimDecl &D);
   void lets(const std::vector<Binding> &Bs);
   void config(const ConfigDecl &D);
+  void train(const TrainDecl &D);
+  std::optional<unsigned> choose(const Property &P, const PropValue &V,
+                                 llvm::ArrayRef<std::string> Choices);
+  std::optional<DType> chooseDType(const Property &P, const PropValue &V,
+                                   bool AllowNone, bool &None);
   bool chooseMesh(llvm::SMRange At);
 
   // Sharded types (SemaTypes.cpp).
@@ -102,6 +107,7 @@ private:
   // Statements (SemaStmts.cpp).
   void programItem(const Decl &D);
   void tensor(const TensorDecl &D);
+  void param(const ParamDecl &D);
   void repeat(const RepeatDecl &D);
   void assign(const AssignDecl &D);
   Value *operand(const OperandAST &O);
@@ -120,6 +126,7 @@ private:
   bool checkPeak(const AssignDecl &D, DType T, bool Matmul);
   unsigned addStatement(llvm::SMRange R, const std::string &Name, OpKind K);
   void bindTensor(const Ident &Name, Value *V);
+  void logCarried(llvm::StringRef Name, Symbol *Old);
   bool checkCarried(const AssignDecl &D, const ShardType &T);
   std::string typeStr(const ShardType &T, bool WithDType = true) const {
     return shardc::typeStr(T, Info->Names, WithDType);
@@ -130,12 +137,24 @@ private:
   /// The program's names and statements, shared with every module of it.
   std::shared_ptr<ProgramInfo> Info;
   std::deque<ChipSpec> Chips;
-  std::vector<llvm::StringMap<Symbol>> Scopes{1};
+  /// A deque: a scope pushed must not move the others (symbols are held
+  /// by pointer, and StringMap moves by copying in a vector).
+  std::deque<llvm::StringMap<Symbol>> Scopes{1};
+  /// Per enclosing repeat: the index of its body's scope, its op, and the
+  /// tensors from outside the body the body assigns, with the value each
+  /// had entering the loop (its carried values).
+  struct CarriedLog {
+    size_t Scope;
+    RepeatOp *Op;
+    llvm::SmallVector<std::pair<Symbol *, Value *>, 2> Entries;
+  };
+  std::vector<CarriedLog> Repeats;
   /// Where each mesh was declared, for "several meshes" messages.
   std::vector<std::string> MeshNames;
   /// Dims whose declaration failed because the name was taken.
   llvm::StringSet<> RejectedDims;
   const Expr *ConfigMesh = nullptr;
+  const TrainDecl *TrainBlock = nullptr;
   ModuleConfig Config;
   const MeshSpec *Mesh = nullptr;
   bool MeshChosen = false;

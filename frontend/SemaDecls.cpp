@@ -94,6 +94,8 @@ void Sema::declareItem(const Decl &D) {
     lets(L->Bindings);
   else if (auto *C = llvm::dyn_cast<ConfigDecl>(&D))
     config(*C);
+  else if (auto *T = llvm::dyn_cast<TrainDecl>(&D))
+    train(*T);
 }
 
 void Sema::chip(const ChipDecl &D) {

@@ -161,7 +161,9 @@ std::optional<int64_t> Sema::evalWhole(const Expr &E, llvm::StringRef What,
     return std::nullopt;
   }
   if (Q->Int < Min) {
-    Diags.report(E.Range, diag::ExpectedPositive, What.str(), Q->str());
+    Diags.report(E.Range,
+                 Min > 0 ? diag::ExpectedPositive : diag::ExpectedNonNegative,
+                 What.str(), Q->str());
     return std::nullopt;
   }
   return Q->Int;
@@ -200,8 +202,10 @@ Dimension dimensionOf(PropKind K) {
   case PropKind::Seconds:
     return Dimension::seconds();
   case PropKind::Count:
+  case PropKind::Whole:
   case PropKind::Fraction:
     return Dimension::count();
+  case PropKind::Word:
   case PropKind::Bool:
   case PropKind::ChipRef:
   case PropKind::MeshRef:
@@ -226,8 +230,21 @@ std::optional<PropValue> Sema::evalProperty(const Property &Prop, PropKind K) {
     V.Sym = evalRef(E, K == PropKind::ChipRef ? SymKind::Chip : SymKind::Mesh);
     return V.Sym ? std::optional(V) : std::nullopt;
   }
-  if (K == PropKind::Count) {
-    std::optional<int64_t> N = evalWhole(E, Prop.Name.Name, 1);
+  V.Range = E.Range;
+  if (K == PropKind::Word) {
+    // `1f1b` lexes as a number with a unit; it is a word here.
+    bool Name = E.Kind == ExprKind::Name;
+    bool Glued = E.Kind == ExprKind::Number && !E.Unit.empty() && E.Per.empty();
+    if (!Name && !Glued) {
+      Diags.report(E.Range, diag::ExpectedWord, Prop.Name.Name);
+      return std::nullopt;
+    }
+    V.Word = Name ? E.Text : E.Text + E.Unit;
+    return V;
+  }
+  if (K == PropKind::Count || K == PropKind::Whole) {
+    std::optional<int64_t> N =
+        evalWhole(E, Prop.Name.Name, K == PropKind::Count ? 1 : 0);
     if (!N)
       return std::nullopt;
     V.Whole = *N;

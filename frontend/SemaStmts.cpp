@@ -43,6 +43,8 @@ unsigned fullOperand(llvm::ArrayRef<Value *> Args, const ShardType &Out) {
 void Sema::programItem(const Decl &D) {
   if (auto *T = llvm::dyn_cast<TensorDecl>(&D))
     tensor(*T);
+  else if (auto *Pd = llvm::dyn_cast<ParamDecl>(&D))
+    param(*Pd);
   else if (auto *R = llvm::dyn_cast<RepeatDecl>(&D))
     repeat(*R);
   else if (auto *A = llvm::dyn_cast<AssignDecl>(&D))
@@ -75,9 +77,25 @@ void Sema::bindTensor(const Ident &Name, Value *V) {
   Symbol S{SymKind::Tensor, Old ? Old->Range : Name.Range, V == nullptr};
   S.Tensor = V;
   if (Old)
+    logCarried(Name.Name, Old);
+  if (Old)
     *Old = S;
   else
     Scopes.back().try_emplace(Name.Name, S);
+}
+
+/// Records \p Old, a tensor about to get a new value, as carried by every
+/// enclosing repeat whose body it was declared outside of, with the value
+/// it entered that loop with (the first one logged).
+void Sema::logCarried(llvm::StringRef Name, Symbol *Old) {
+  size_t Declared = Scopes.size();
+  while (Declared-- > 0)
+    if (Scopes[Declared].count(Name))
+      break;
+  for (CarriedLog &L : Repeats)
+    if (L.Scope > Declared &&
+        llvm::none_of(L.Entries, [&](auto &E) { return E.first == Old; }))
+      L.Entries.push_back({Old, Old->Tensor});
 }
 
 /// LANGUAGE.md §7: inside a repeat body, assigning a tensor declared outside
@@ -135,17 +153,23 @@ void Sema::repeat(const RepeatDecl &D) {
   Block &Outer = Builder->block();
   Builder->setInsertionPointToEnd(R->body());
   Scopes.emplace_back();
+  Repeats.push_back({Scopes.size() - 1, R, {}});
   for (const DeclPtr &Item : D.Body) {
     if (Diags.shouldStop())
       break;
     if (auto *L = llvm::dyn_cast<LetDecl>(Item.get()))
       lets(L->Bindings);
-    else if (llvm::isa<TensorDecl, AssignDecl, RepeatDecl>(Item.get()))
+    else if (llvm::isa<TensorDecl, ParamDecl, AssignDecl, RepeatDecl>(
+                 Item.get()))
       programItem(*Item);
     else
       Diags.report(Item->Range, diag::DeclNotAllowedInRepeat,
                    declKindSpelling(Item->Kind));
   }
+  for (auto [S, Init] : Repeats.back().Entries)
+    if (Init && S->Tensor && S->Tensor != Init)
+      R->addCarried(Init, S->Tensor);
+  Repeats.pop_back();
   Scopes.pop_back();
   Builder->setInsertionPointToEnd(Outer);
   RepeatProduct = Saved;
@@ -256,17 +280,6 @@ void Sema::assign(const AssignDecl &D) {
   }
   if (D.OutType.DType.Name.empty())
     Out->Elt = Args[0]->type().Elt;
-  for (Value *V : Args)
-    if (V->type().Elt != Args[0]->type().Elt) {
-      Diags.report(D.Args[1].Range, diag::DTypeMismatch,
-                   dtypeName(Args[0]->type().Elt), dtypeName(V->type().Elt));
-      bindTensor(D.Out, nullptr);
-      return;
-    }
-  if (!checkCarried(D, *Out)) {
-    bindTensor(D.Out, nullptr);
-    return;
-  }
   // `*` where one operand has the output's dims and the other some of them
   // (nothing contracted) is an elementwise product, broadcast when the dims
   // differ (`C[I, K] * bias[K]`); otherwise it is an einsum.
@@ -276,6 +289,35 @@ void Sema::assign(const AssignDecl &D) {
   bool Contract = D.Rhs == RhsKind::Binary && D.Op == '*' &&
                   !Broadcast(Args[0]->type(), Args[1]->type()) &&
                   !Broadcast(Args[1]->type(), Args[0]->type());
+  // Token ids are never a matmul operand (LANGUAGE.md §2).
+  if (Contract)
+    for (unsigned I = 0; I < 2; ++I)
+      if (Args[I]->type().Elt == DType::int32) {
+        Diags.report(D.Args[I].Range, diag::IntMatmulOperand,
+                     D.Args[I].Name.Name);
+        bindTensor(D.Out, nullptr);
+        return;
+      }
+  for (Value *V : Args)
+    if (V->type().Elt != Args[0]->type().Elt) {
+      Diags.report(D.Args[1].Range, diag::DTypeMismatch,
+                   dtypeName(Args[0]->type().Elt), dtypeName(V->type().Elt));
+      bindTensor(D.Out, nullptr);
+      return;
+    }
+  // Gradients do not flow through integers: a training step cannot compute
+  // an int32 value from a floating-point one (LANGUAGE.md §7).
+  if (Config.Train && Out->Elt == DType::int32 &&
+      Args[0]->type().Elt != DType::int32) {
+    Diags.report(D.OutType.Range, diag::IntGradient, D.Out.Name,
+                 D.Args[0].Name.Name);
+    bindTensor(D.Out, nullptr);
+    return;
+  }
+  if (!checkCarried(D, *Out)) {
+    bindTensor(D.Out, nullptr);
+    return;
+  }
   Op *O = Contract                 ? contraction(D, Args, *Out)
           : D.Rhs == RhsKind::Copy ? reshard(D, Args, *Out)
                                    : elementwise(D, Args, *Out);
@@ -369,9 +411,7 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   }
   // Partial sums survive only linear maps: a sum or difference of partial
   // sums over the same axes is still one, and so is a negated one.
-  bool Linear = *Fn == ElementwiseFn::add || *Fn == ElementwiseFn::sub ||
-                *Fn == ElementwiseFn::neg;
-  if (!First.Unreduced.empty() && !Linear) {
+  if (!First.Unreduced.empty() && !elementwiseIsLinear(*Fn)) {
     Diags.report(D.Args[Full].Range, diag::UnreducedNotAllowed,
                  "'" + elementwiseName(*Fn).str() + "'",
                  D.Args[Full].Name.Name);

@@ -1,4 +1,5 @@
-// The surface syntax of `.shard` files (LANGUAGE.md v0.1).
+// The surface syntax of `.shard` files (LANGUAGE.md v0.2: v0.1 and §7's
+// `param` and `train`).
 //
 // The grammar is deliberately permissive where a precise diagnostic is more
 // useful than a syntax error: unit names, property names, dtype names, mesh
@@ -18,6 +19,8 @@ item
   | letDecl
   | configDecl
   | tensorDecl
+  | paramDecl
+  | trainDecl
   | repeatStmt
   | assignStmt
   ;
@@ -32,7 +35,7 @@ property    : propName '=' expr ';' ;
 // config `mesh = M;`.
 propName    : word ('.' word)* ;
 word        : ID | IMPORT | CHIP | CLUSTER | LEVEL | MESH | DIM | LET | TENSOR
-            | REPEAT | CONFIG ;
+            | REPEAT | CONFIG | PARAM | TRAIN ;
 
 meshDecl    : MESH ID '=' ID '[' meshAxis (',' meshAxis)* ']' ';' ;
 meshAxis    : ID ':' expr ;
@@ -41,6 +44,10 @@ letDecl     : LET binding (',' binding)* ';' ;
 binding     : ID '=' expr ;
 
 tensorDecl  : TENSOR ID ':' tensorType ';' ;
+// `param W : bf16[E, F_T] state [E_D, F_T];`: the word before the explicit
+// state sharding is checked by the frontend (it must be `state`).
+paramDecl   : PARAM ID ':' tensorType (ID '[' indexList ']')? ';' ;
+trainDecl   : TRAIN '{' property* '}' ;
 // `bf16[I_X, J]{U_Y}`; an index is `I`, `I_XY` or `I_{a,b}` (ID then braces).
 tensorType  : ID '[' indexList ']' unreduced? ;
 indexList   : index (',' index)* ;
@@ -80,6 +87,8 @@ LET     : 'let' ;
 TENSOR  : 'tensor' ;
 REPEAT  : 'repeat' ;
 CONFIG  : 'config' ;
+PARAM   : 'param' ;
+TRAIN   : 'train' ;
 
 ID      : [A-Za-z_] [A-Za-z0-9_]* ;
 // A word that starts with the micro sign (U+00B5, which the report prints in

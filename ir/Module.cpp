@@ -50,7 +50,7 @@ Op *OpBuilder::cloneAs(const Op &Src, llvm::ArrayRef<Value *> Operands,
   return P;
 }
 
-Op *OpBuilder::clone(const Op &Src, ValueMap &Map) {
+Op *OpBuilder::clone(const Op &Src, ValueMap &Map, StmtMap Stmt) {
   llvm::SmallVector<Value *, 4> Operands;
   for (Value *V : Src.operands()) {
     auto It = Map.find(V);
@@ -58,7 +58,7 @@ Op *OpBuilder::clone(const Op &Src, ValueMap &Map) {
   }
   std::unique_ptr<Op> O = Src.cloneFields();
   Op *P = O.get();
-  insert(std::move(O), Src.loc(), Src.stmt(), Operands);
+  insert(std::move(O), Src.loc(), Stmt ? Stmt(Src) : Src.stmt(), Operands);
   if (Value *R = Src.result()) {
     addResult(*P, R->name(), R->type());
     Map[R] = P->result();
@@ -69,7 +69,15 @@ Op *OpBuilder::clone(const Op &Src, ValueMap &Map) {
   for (size_t I = 0; I < From.size(); ++I) {
     OpBuilder Inner(M, *To[I]);
     for (const auto &Nested : From[I]->ops())
-      Inner.clone(*Nested, Map);
+      Inner.clone(*Nested, Map, Stmt);
+  }
+  if (auto *R = dyn_cast<RepeatOp>(&Src)) {
+    auto Lookup = [&](Value *V) {
+      auto It = Map.find(V);
+      return It == Map.end() ? V : It->second;
+    };
+    for (const RepeatOp::Carried &C : R->carried())
+      cast<RepeatOp>(P)->addCarried(Lookup(C.Init), Lookup(C.Next));
   }
   return P;
 }

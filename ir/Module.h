@@ -12,6 +12,7 @@
 #define SHARDC_IR_MODULE_H
 
 #include "ir/Ops.h"
+#include "ir/Training.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
@@ -21,12 +22,16 @@ class raw_ostream;
 
 namespace shardc {
 
-/// A source statement: what the report calls an op.
+/// A statement: what the report calls an op. The user's statements come
+/// first; a training step adds the ones the compiler derives (backward,
+/// sync, optimizer), each with its provenance.
 struct Statement {
   std::string Name; ///< the result's name, or the tensor's for inputs
   Loc Location;
   OpKind Kind = OpKind::Input; ///< the kind of its op as checked
   int64_t Repeat = 1;          ///< product of the enclosing repeat counts
+  Phase Ph = Phase::Forward;
+  std::optional<Provenance> From; ///< derived statements only
 };
 
 /// What every module of one program shares.
@@ -41,6 +46,9 @@ struct ProgramInfo {
 struct ModuleConfig {
   bool Overlap = true;
   bool AllowPadding = false;
+  /// Set by a `train { }` block: the module is one microbatch's forward
+  /// program of a training step.
+  std::optional<TrainConfig> Train;
 };
 
 class Module {
@@ -125,10 +133,12 @@ public:
               ShardType T);
 
   using ValueMap = llvm::DenseMap<const Value *, Value *>;
+  /// The statement a clone of an op belongs to (by default the source's).
+  using StmtMap = llvm::function_ref<unsigned(const Op &Src)>;
   /// Copies \p Src and its regions here. Operands are looked up in \p Map
   /// (values not in it are used as they are, so a clone into the same
   /// module may refer to earlier values); each new result is recorded in it.
-  Op *clone(const Op &Src, ValueMap &Map);
+  Op *clone(const Op &Src, ValueMap &Map, StmtMap Stmt = nullptr);
 
 private:
   static constexpr size_t NoPos = ~size_t(0);

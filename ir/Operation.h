@@ -41,6 +41,7 @@ inline bool isCollective(OpKind K) { return collectiveKindOf(K).has_value(); }
 class Op;
 class Block;
 class Module;
+class GradientBuilder;
 
 /// A statement index for ops no statement owns (a `repeat`).
 constexpr unsigned NoStmt = ~0u;
@@ -75,7 +76,10 @@ struct OpWork {
   double Flops = 0;       ///< per chip, replication counted
   double UsefulFlops = 0; ///< whole program, replication not counted
   double HbmBytes = 0;    ///< per chip, inputs read + outputs written
-  bool Matmul = false;    ///< at the matmul peak (else the vector peak)
+  /// Part of HbmBytes read only from a training step's second microbatch
+  /// on: a gradient buffer the op accumulates into (COST-MODEL.md §6.2).
+  double AccumulateBytes = 0;
+  bool Matmul = false; ///< at the matmul peak (else the vector peak)
   DType Elt = DType::bf16;
 };
 
@@ -122,6 +126,16 @@ public:
   virtual std::optional<OpWork> work(const MeshSpec &M) const {
     return std::nullopt;
   }
+
+  // --- Backward interface (COST-MODEL.md §5) -------------------------------
+  /// Emits this op's backward through \p G: reads the gradient of its
+  /// result and contributes to its operands'. Inputs and params are leaves;
+  /// kinds that only a pass creates (collectives, gradient ops, updates)
+  /// never appear in a forward program and have no rule.
+  virtual void backward(GradientBuilder &G) const {}
+  /// True when the op's inputs are saved under selective recompute
+  /// (contractions and, in v0.2, attention and moe).
+  virtual bool savesInputs() const { return false; }
 
   // --- Lowering interface --------------------------------------------------
   virtual Lowering lowering() const { return Lowering::Keep; }

@@ -1,5 +1,6 @@
 //===- Ops.cpp - Each op kind's attributes, invariants and work -----------===//
 #include "ir/Ops.h"
+#include "ir/Backward.h"
 #include "llvm/ADT/STLExtras.h"
 #include <fmt/format.h>
 
@@ -31,6 +32,22 @@ std::string InputOp::verify(const TypeNames &, bool) const {
 }
 
 //===----------------------------------------------------------------------===//
+// param
+//===----------------------------------------------------------------------===//
+
+std::string ParamOp::attrs(const TypeNames &N) const {
+  return State ? " state " + typeStr(*State, N, /*WithDType=*/false) : "";
+}
+
+std::string ParamOp::verify(const TypeNames &, bool) const {
+  if (numOperands() != 0)
+    return "takes no operands";
+  if (State && !State->sameDims(result()->type()))
+    return "its state sharding must have the param's dims";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
 // contract
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +76,32 @@ static double localExtent(const ContractionDim &D, const ShardType &L,
   return double(D.Size);
 }
 
+std::optional<llvm::SmallVector<ContractionDim, 4>>
+shardc::classifyContraction(const ShardType &L, const ShardType &R,
+                            const ShardType &Out) {
+  for (const TensorDim &D : Out.Dims)
+    if (!L.dimIndex(D.Id) && !R.dimIndex(D.Id))
+      return std::nullopt;
+  llvm::SmallVector<ContractionDim, 4> Dims;
+  for (const ShardType *Self : {&L, &R}) {
+    const ShardType &Other = Self == &L ? R : L;
+    for (const TensorDim &D : Self->Dims) {
+      bool InOther = Other.dimIndex(D.Id).has_value();
+      bool InOut = Out.dimIndex(D.Id).has_value();
+      if (Self == &R && InOther)
+        continue; // classified from the left operand
+      if (!InOther && !InOut)
+        return std::nullopt;
+      DimRole Role = !InOther
+                         ? (Self == &L ? DimRole::FreeLhs : DimRole::FreeRhs)
+                     : InOut ? DimRole::Batch
+                             : DimRole::Contracted;
+      Dims.push_back({D.Id, D.Size, Role});
+    }
+  }
+  return Dims;
+}
+
 OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
                               const ShardType &Out,
                               llvm::ArrayRef<ContractionDim> Dims,
@@ -81,8 +124,36 @@ OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
 }
 
 std::optional<OpWork> ContractionOp::work(const MeshSpec &M) const {
-  return workFor(operand(0)->type(), operand(1)->type(), result()->type(), Dims,
-                 M);
+  OpWork W = workFor(operand(0)->type(), operand(1)->type(), result()->type(),
+                     Dims, M);
+  if (Accumulate) {
+    W.AccumulateBytes = result()->type().localBytes(M);
+    W.HbmBytes += W.AccumulateBytes;
+  }
+  return W;
+}
+
+void ContractionOp::backward(GradientBuilder &G) const {
+  Value *DOut = G.grad(result());
+  if (!DOut)
+    return;
+  // Megatron's order: the input (activation) gradient first, then the
+  // weight gradient.
+  auto IsParam = [](const Value *V) { return isa<ParamOp>(V->def()); };
+  unsigned First = IsParam(operand(0)) && !IsParam(operand(1)) ? 1 : 0;
+  for (unsigned I : {First, 1 - First}) {
+    const Value *P = operand(I), *Q = operand(1 - I);
+    if (!G.needsGrad(P))
+      continue;
+    ShardType T = G.gradType(P);
+    Value *Other = G.saved(Q);
+    // dp = dout * q and dq = p * dout: the same dims, so the same FLOPs.
+    Value *L = I == 0 ? DOut : Other, *R = I == 0 ? Other : DOut;
+    auto Roles = classifyContraction(L->type(), R->type(), T);
+    assert(Roles && "a gradient has its operand's dims");
+    G.contribute(P, G.emit<ContractionOp>(*this, P, {L, R}, T, *Roles,
+                                          /*Accumulate=*/IsParam(P)));
+  }
 }
 
 std::string ContractionOp::attrs(const TypeNames &N) const {
@@ -130,9 +201,11 @@ struct FnInfo {
   const char *Name;
   double Flops;
   unsigned Arity;
+  double GradFlops;
 };
 constexpr FnInfo Fns[] = {
-#define ELEMENTWISE(Name, Flops, Arity) {#Name, Flops, Arity},
+#define ELEMENTWISE(Name, Flops, Arity, GradFlops)                             \
+  {#Name, Flops, Arity, GradFlops},
 #include "ir/Elementwise.def"
 };
 } // namespace
@@ -145,6 +218,9 @@ double shardc::elementwiseFlops(ElementwiseFn F) {
 }
 unsigned shardc::elementwiseArity(ElementwiseFn F) {
   return Fns[unsigned(F)].Arity;
+}
+double shardc::elementwiseGradFlops(ElementwiseFn F) {
+  return Fns[unsigned(F)].GradFlops;
 }
 std::optional<ElementwiseFn> shardc::parseElementwise(llvm::StringRef Name) {
   for (unsigned I = 0; I < std::size(Fns); ++I)
@@ -220,6 +296,35 @@ ShardType ElementwiseOp::naturalType() const {
   return T;
 }
 
+void ElementwiseOp::backward(GradientBuilder &G) const {
+  Value *DOut = G.grad(result());
+  if (!DOut)
+    return;
+  // Linear functions (add, sub, neg) pass the gradient through, negated
+  // where they negate, which is free.
+  bool Linear = elementwiseIsLinear(Fn);
+  bool Binary = elementwiseArity(Fn) == 2;
+  for (unsigned I = 0; I < numOperands(); ++I) {
+    const Value *A = operand(I);
+    if (!G.needsGrad(A))
+      continue;
+    ShardType T = G.gradType(A);
+    if (Linear) {
+      G.contribute(A, G.reshardTo(DOut, T, *this, A));
+      continue;
+    }
+    // The saved value the derivative reads: mul's and div's other operand,
+    // exp's output, any other function's input.
+    const Value *Reads = Binary                     ? operand(1 - I)
+                         : Fn == ElementwiseFn::exp ? result()
+                                                    : A;
+    Value *S = G.saved(Reads);
+    Value *D =
+        G.reshardTo(DOut, withSharding(DOut->type(), S->type()), *this, A);
+    G.contribute(A, G.emit<ElementwiseGradOp>(*this, A, {D, S}, T, Fn, I));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // reshard, view
 //===----------------------------------------------------------------------===//
@@ -239,6 +344,14 @@ std::optional<OpWork> ReshardOp::work(const MeshSpec &M) const {
   ShardType Converted = In;
   Converted.Elt = result()->type().Elt;
   return ConvertOp::workFor(In, Converted, M);
+}
+
+void ReshardOp::backward(GradientBuilder &G) const {
+  const Value *Src = operand(0);
+  if (!G.needsGrad(Src))
+    return;
+  if (Value *DOut = G.grad(result()))
+    G.contribute(Src, G.reshardTo(DOut, G.gradType(Src), *this, Src));
 }
 
 std::string ViewOp::verify(const TypeNames &, bool) const {
@@ -392,7 +505,27 @@ double CollectiveOp::groupBytes(const MeshSpec &M) const {
 // repeat
 //===----------------------------------------------------------------------===//
 
+const RepeatOp::Carried *RepeatOp::carriedFrom(const Value *V) const {
+  for (const Carried &C : CarriedValues)
+    if (C.Init == V)
+      return &C;
+  return nullptr;
+}
+
+const RepeatOp::Carried *RepeatOp::carriedTo(const Value *V) const {
+  for (const Carried &C : CarriedValues)
+    if (C.Next == V)
+      return &C;
+  return nullptr;
+}
+
 std::string RepeatOp::verify(const TypeNames &, bool) const {
   // The builder gives a repeat no operands and no result.
-  return TripCount < 1 ? "needs a positive trip count" : "";
+  if (TripCount < 1)
+    return "needs a positive trip count";
+  for (const Carried &C : CarriedValues)
+    if (!(C.Init->type() == C.Next->type()))
+      return "carried value '" + C.Init->name() + "' changes its type";
+  return "";
 }
+GradientBuilder::~GradientBuilder() = default;

@@ -11,6 +11,7 @@
 #define SHARDC_IR_OPS_H
 
 #include "ir/Operation.h"
+#include "ir/Training.h"
 
 namespace shardc {
 
@@ -34,6 +35,21 @@ public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
 };
 
+/// A trainable weight (`param W : bf16[E, F_T];`) in its stored sharding;
+/// optionally the sharding its optimizer state is kept in (`state [...]`).
+/// Outside a training step it is exactly an input.
+class ParamOp : public OpOf<ParamOp, OpKind::Param> {
+public:
+  explicit ParamOp(std::optional<ShardType> State = std::nullopt)
+      : State(std::move(State)) {}
+  const std::optional<ShardType> &stateType() const { return State; }
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+
+private:
+  std::optional<ShardType> State;
+};
+
 /// How a contraction classifies each distinct dim (LANGUAGE.md §5).
 enum class DimRole : uint8_t { Batch, Contracted, FreeLhs, FreeRhs };
 llvm::StringRef dimRoleName(DimRole R);
@@ -44,12 +60,23 @@ struct ContractionDim {
   DimRole Role = DimRole::Batch;
 };
 
-/// `out = p * q` as an einsum over Dims (every distinct dim once).
+/// The roles of every distinct dim of `Out = L * R`, the left operand's
+/// dims first (LANGUAGE.md §5); nullopt when a dim is in neither input or
+/// in one input only and not the output.
+std::optional<llvm::SmallVector<ContractionDim, 4>>
+classifyContraction(const ShardType &L, const ShardType &R,
+                    const ShardType &Out);
+
+/// `out = p * q` as an einsum over Dims (every distinct dim once). A
+/// weight-gradient contraction accumulates into its param's gradient buffer
+/// (COST-MODEL.md §6.2): from the second microbatch on it also reads it.
 class ContractionOp : public OpOf<ContractionOp, OpKind::Contraction> {
 public:
-  explicit ContractionOp(llvm::ArrayRef<ContractionDim> D)
-      : Dims(D.begin(), D.end()) {}
+  explicit ContractionOp(llvm::ArrayRef<ContractionDim> D,
+                         bool Accumulate = false)
+      : Dims(D.begin(), D.end()), Accumulate(Accumulate) {}
   llvm::ArrayRef<ContractionDim> dims() const { return Dims; }
+  bool accumulates() const { return Accumulate; }
 
   /// COST-MODEL.md §1 for a local product of \p L and \p R into \p Out:
   /// 2 x the product of the local extents of every distinct dim.
@@ -61,18 +88,28 @@ public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Contraction; }
+  void backward(GradientBuilder &G) const override;
+  bool savesInputs() const override { return true; }
 
 private:
   llvm::SmallVector<ContractionDim, 4> Dims;
+  bool Accumulate;
 };
 
 enum class ElementwiseFn : uint8_t {
-#define ELEMENTWISE(Name, Flops, Arity) Name,
+#define ELEMENTWISE(Name, Flops, Arity, GradFlops) Name,
 #include "ir/Elementwise.def"
 };
 llvm::StringRef elementwiseName(ElementwiseFn F);
 double elementwiseFlops(ElementwiseFn F);
 unsigned elementwiseArity(ElementwiseFn F);
+/// FLOPs per element of one input's gradient (Elementwise.def).
+double elementwiseGradFlops(ElementwiseFn F);
+/// Linear builtins (add, sub, neg): partial sums survive them, and their
+/// gradient passes through with no op (GradFlops 0 in Elementwise.def).
+inline bool elementwiseIsLinear(ElementwiseFn F) {
+  return elementwiseGradFlops(F) == 0;
+}
 std::optional<ElementwiseFn> parseElementwise(llvm::StringRef Name);
 /// Every elementwise builtin's name, in Elementwise.def order.
 std::vector<std::string> elementwiseNames();
@@ -98,9 +135,63 @@ public:
   /// unreduced set.
   ShardType requiredOperandType(unsigned I) const override;
   ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
 
 private:
   ElementwiseFn Fn;
+};
+
+/// The derivative of an elementwise builtin w.r.t. one operand
+/// (COST-MODEL.md §5): reads the output gradient (operand 0) and the saved
+/// forward value it needs (operand 1: the input, exp's output, or mul's and
+/// div's other operand), writes the input gradient, in the saved value's
+/// sharding. FLOPs per element: unary 2 x the forward's, mul 1, div 3.
+class ElementwiseGradOp
+    : public OpOf<ElementwiseGradOp, OpKind::ElementwiseGrad> {
+public:
+  ElementwiseGradOp(ElementwiseFn F, unsigned Wrt) : Fn(F), Wrt(Wrt) {}
+  ElementwiseFn fn() const { return Fn; }
+  unsigned wrt() const { return Wrt; }
+  double flopsPerElement() const;
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType naturalType() const override;
+
+private:
+  ElementwiseFn Fn;
+  unsigned Wrt; ///< the forward operand whose gradient it computes
+};
+
+/// One param's optimizer step over its local optimizer shard
+/// (COST-MODEL.md §6.4): operand 0 is the synced gradient, in the
+/// optimizer-state sharding at the gradient dtype; the result is the
+/// updated param shard. It reads and writes the moments and the master
+/// weights it keeps.
+class OptimizerOp : public OpOf<OptimizerOp, OpKind::Optimizer> {
+public:
+  OptimizerOp(const TrainConfig &C, DType ParamElt)
+      : Kind(C.Optimizer), Grad(C.Grad), Master(C.Master), State(C.State),
+        ParamElt(ParamElt) {}
+  /// Bytes read and written per local element of the shard.
+  double bytesPerElement() const;
+  /// FLOPs per local element: adam 12, sgd 2.
+  double flopsPerElement() const;
+  /// Bytes of optimizer state per local element (moments and master
+  /// weights) that \p C keeps for a param of dtype \p ParamElt.
+  static double stateBytesPerElement(const TrainConfig &C, DType ParamElt);
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+
+private:
+  OptimizerKind Kind;
+  DType Grad;
+  std::optional<DType> Master;
+  DType State, ParamElt;
 };
 
 /// A sharding change as written (`y[B, D] = x[B_X, D];`): its result's type
@@ -115,6 +206,7 @@ public:
   /// is insert-collectives' choice).
   std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Reshard; }
+  void backward(GradientBuilder &G) const override;
 };
 
 /// A reshard that needed no step: the result is the operand's data under a
@@ -272,12 +364,28 @@ private:
   unsigned SrcDim, DstDim;
 };
 
-/// A region run TripCount times; defines no value.
+/// A region run TripCount times; defines no value. Its carried values
+/// chain the iterations (LANGUAGE.md §7): the body reads `Init` (a value
+/// from outside the body), and in every iteration after the first that
+/// read sees the `Next` the previous iteration defined; after the loop the
+/// name means the last `Next`. Carried pairs are not operands: they are
+/// kept by the builder and the clone, and their types are equal.
 class RepeatOp : public OpOf<RepeatOp, OpKind::Repeat> {
 public:
+  struct Carried {
+    Value *Init, *Next;
+  };
   explicit RepeatOp(int64_t N) : TripCount(N), Body(this) {}
   RepeatOp(const RepeatOp &O) : OpOf(O), TripCount(O.TripCount), Body(this) {}
   int64_t tripCount() const { return TripCount; }
+  llvm::ArrayRef<Carried> carried() const { return CarriedValues; }
+  void addCarried(Value *Init, Value *Next) {
+    CarriedValues.push_back({Init, Next});
+  }
+  /// The carried pair whose Init is \p V, if any.
+  const Carried *carriedFrom(const Value *V) const;
+  /// The carried pair whose Next is \p V, if any.
+  const Carried *carriedTo(const Value *V) const;
   Block &body() { return Body; }
   const Block &body() const { return Body; }
   llvm::ArrayRef<Block *> regions() const override {
@@ -288,7 +396,8 @@ public:
 private:
   int64_t TripCount;
   Block Body;
-  Block *BodyPtr = &Body; ///< what regions() points into
+  Block *BodyPtr = &Body;                      ///< what regions() points into
+  llvm::SmallVector<Carried, 1> CarriedValues; ///< not copied by a clone
 };
 
 } // namespace shardc

@@ -25,6 +25,7 @@ private:
   const Module &M;
   llvm::raw_ostream &OS;
   OpAnnotator Annotate;
+  unsigned LastStmt = NoStmt;
   llvm::DenseMap<const Value *, std::string> Names;
   llvm::StringMap<unsigned> Used;
 };
@@ -50,7 +51,18 @@ std::string IRPrinter::loc(Loc L) const {
 void IRPrinter::op(const Op &O, unsigned Indent) {
   OS.indent(Indent);
   if (auto *R = llvm::dyn_cast<RepeatOp>(&O)) {
-    OS << "repeat " << R->tripCount() << " {  " << loc(O.loc()) << "\n";
+    // Name the body's values in program order before the carry clause
+    // mentions some of them.
+    walk(R->body(), [&](const Op &Nested) {
+      if (Nested.result())
+        name(Nested.result());
+    });
+    OS << "repeat " << R->tripCount();
+    for (size_t I = 0; I < R->carried().size(); ++I)
+      OS << (I ? ", " : " carry(") << name(R->carried()[I].Init) << " -> "
+         << name(R->carried()[I].Next)
+         << (I + 1 == R->carried().size() ? ")" : "");
+    OS << " {  " << loc(O.loc()) << "\n";
     if (Annotate)
       Annotate(O, OS, Indent + 2);
     block(R->body(), Indent + 2);
@@ -66,7 +78,16 @@ void IRPrinter::op(const Op &O, unsigned Indent) {
      << O.attrs(M.names()) << " : ";
   if (O.numOperands() > 0)
     OS << (O.numOperands() > 1 ? "(" + InTypes + ")" : InTypes) << " -> ";
-  OS << type(O.result()) << "  " << loc(O.loc()) << "\n";
+  OS << type(O.result()) << "  " << loc(O.loc());
+  // A derived statement says what it computes, on its first op.
+  if (O.stmt() != NoStmt && O.stmt() != LastStmt) {
+    const Statement &S = M.statement(O.stmt());
+    if (S.From)
+      OS << "  // " << S.Name << " = "
+         << describeProvenance(*S.From, M.statement(S.From->Stmt));
+  }
+  LastStmt = O.stmt();
+  OS << "\n";
   if (Annotate)
     Annotate(O, OS, Indent + 2);
 }

@@ -103,6 +103,11 @@ void Verifier::op(const Op &O) {
     return fail(O, Why);
   for (const Block *R : O.regions())
     block(*R);
+  if (auto *R = dyn_cast<RepeatOp>(&O))
+    for (const RepeatOp::Carried &C : R->carried())
+      if (!Defined.count(C.Init) || !Defined.count(C.Next))
+        return fail(O, "carried value '" + C.Init->name() +
+                           "' is not defined by its loop");
 }
 
 } // namespace

@@ -58,8 +58,71 @@ struct ProgramCost {
   llvm::SmallVector<double, 4> LevelBytes; ///< per level, through one uplink
 };
 
+/// A param of a training step, as derive-backward resolved it.
+struct ParamInfo {
+  const Value *Param = nullptr; ///< in the training program
+  unsigned Stmt = 0;            ///< its declaration
+  /// The axes its weight-gradient contractions sum over (data, FSDP,
+  /// context parallelism), and those that shard none of its dims.
+  AxisSet Reduction, Replica;
+  ShardType Optimizer;  ///< the optimizer state's sharding (grad dtype)
+  ShardType GradBuffer; ///< the gradient buffer's sharding (grad dtype)
+  /// ZeRO 2 and params stored sharded over a reduction axis: the buffer is
+  /// sharded, so its ReduceScatter runs every microbatch.
+  bool SyncEveryMicrobatch = false;
+  double StateBytesPerElement = 0; ///< moments and master weights
+};
+
+/// schedule-step: one training step on the two streams (COST-MODEL.md §6).
+struct StepSummary {
+  int64_t Microbatches = 1;
+  /// One microbatch's forward and backward on the compute stream (the
+  /// backward as in the last microbatch, its first-microbatch time beside).
+  double TFwd = 0, TBwd = 0, TBwdFirst = 0;
+  double TPipe = 0;        ///< all microbatches' forward and backward
+  double TSyncExposed = 0; ///< sync time past the end of the last backward
+  double TSync = 0;        ///< every gradient sync of the step, summed
+  double TOpt = 0;         ///< the optimizer updates
+  double TParamGather = 0; ///< ZeRO 1-2's gathers of the updated params
+  double TStep = 0;
+  double Tokens = 0; ///< per step
+  double TokensPerSecond = 0;
+  double ModelFlops = 0; ///< 3 x forward useful FLOPs x m
+  double Mfu = 0, Hfu = 0;
+  /// The statement whose collectives take the most time in a step, their
+  /// time per step, and whether they are a gradient sync (asynchronous) or
+  /// on the compute stream's critical path.
+  std::optional<unsigned> CostliestComms;
+  double CostliestCommsTime = 0;
+};
+
+/// check-memory: bytes per chip (COST-MODEL.md §7).
+enum class MemoryTerm : uint8_t {
+  Weights,
+  Gradients,
+  Optimizer,
+  Activations,
+  Transient
+};
+constexpr unsigned NumMemoryTerms = 5;
+llvm::StringRef memoryTermName(MemoryTerm T);
+struct MemorySummary {
+  double Bytes[NumMemoryTerms] = {};
+  double Total = 0;
+  double Capacity = 0; ///< the chip's hbm
+  /// The statement whose gathered bytes make the transient term.
+  std::optional<unsigned> TransientStmt;
+  int64_t InFlight = 1; ///< microbatches whose activations are held
+};
+
 /// Every table one mesh's compile fills.
 struct Analyses {
+  /// derive-backward: the params of a training step, in program order, and
+  /// the forward values it saves for the backward (the activations), each
+  /// with how many copies one microbatch keeps (one per iteration that
+  /// reads it).
+  std::vector<ParamInfo> Params;
+  std::vector<std::pair<const Value *, int64_t>> Saved;
   /// insert-collectives: by statement, for contractions and converting
   /// reshards.
   std::vector<std::optional<PlanChoice>> Choices;
@@ -70,6 +133,9 @@ struct Analyses {
   std::vector<std::optional<OpCost>> OpCosts;
   std::vector<std::optional<OpCost>> StatementCosts;
   std::optional<ProgramCost> Totals;
+  /// schedule-step and check-memory: a training step only.
+  std::optional<StepSummary> Step;
+  std::optional<MemorySummary> Memory;
 };
 
 } // namespace shardc

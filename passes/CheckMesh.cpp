@@ -42,7 +42,7 @@ void CheckMesh::divisible(const Op &O, const ShardType &T) {
   for (AxisId A : D.Axes)
     Axes += (Axes.empty() ? "" : " x ") + M.Axes[A].Name + "=" +
             std::to_string(M.Axes[A].Size);
-  Diags->report(O.loc(), diag::NotDivisible, C->checked().names().Dims[D.Id],
+  Diags->report(O.loc(), diag::NotDivisible, C->program().names().Dims[D.Id],
                 D.Size, axesProduct(D.Axes, M), Axes);
 }
 
@@ -60,7 +60,7 @@ bool CheckMesh::run(MeshCompile &Compile, DiagnosticEngine &D) {
   C = &Compile;
   Diags = &D;
   unsigned Before = D.errorCount();
-  walk(Compile.checked().body(), [&](const Op &O) {
+  walk(Compile.program().body(), [&](const Op &O) {
     if (D.shouldStop() || !O.result())
       return;
     divisible(O, O.result()->type());

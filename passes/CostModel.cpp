@@ -56,5 +56,6 @@ Bound shardc::boundOf(double TMath, double THbm, double TComms) {
 
 void shardc::finishCost(OpCost &C, bool Overlap) {
   C.Time = combineTime(std::max(C.TMath, C.THbm), C.TComms, Overlap);
+  C.FirstTime = combineTime(std::max(C.TMath, C.FirstTHbm), C.TComms, Overlap);
   C.Bounded = boundOf(C.TMath, C.THbm, C.TComms);
 }

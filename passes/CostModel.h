@@ -53,12 +53,19 @@ llvm::StringRef boundName(Bound B);
 struct OpCost {
   double Flops = 0;
   double UsefulFlops = 0; ///< matmul FLOPs, whole program
+  double AtPeak = 0;      ///< UsefulFlops / the chip's peak for them
+  /// Matmul FLOPs per chip as executed (replication and recompute counted)
+  /// over the chip's peak for them: HFU's numerator.
+  double HwAtPeak = 0;
   double HbmBytes = 0;
   double TMath = 0, THbm = 0, TComms = 0, Time = 0;
   Bound Bounded = Bound::Compute;
   /// Bit T set: vector work in dtype T ran at the matmul peak because the
   /// chip gives no vector_flops for T (COST-MODEL §1's fallback).
   uint8_t VectorFallback = 0;
+  /// In a training step's first microbatch, a weight-gradient contraction
+  /// does not read its gradient buffer yet: its T_hbm and time then.
+  double FirstTHbm = 0, FirstTime = 0;
 };
 static_assert(NumDTypes <= 8, "VectorFallback is a bit per dtype");
 /// The fallback bit of \p W's dtype on \p C, or 0.
@@ -69,6 +76,7 @@ double combineTime(double TCompute, double TComms, bool Overlap);
 /// §4: the largest of the three terms (ties: compute, then memory).
 Bound boundOf(double TMath, double THbm, double TComms);
 /// Fills \p C's Time and Bounded from its three terms.
+/// (FirstTime too.)
 void finishCost(OpCost &C, bool Overlap);
 
 } // namespace shardc

@@ -10,6 +10,9 @@
 //     `overlap`, and the bound (the largest term);
 //  3. the program totals multiply each statement by its repeat count; MFU
 //     is the contractions' useful FLOPs over chips x peak x time.
+// In a training step a weight-gradient contraction reads the gradient
+// buffer it accumulates into from the second microbatch on (§6.2): an op's
+// cost is as in the last microbatch, its first-microbatch time beside it.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Pipeline.h"
@@ -34,19 +37,29 @@ private:
 
 OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
   OpCost Cost;
-  double Repeat = double(C.checked().statement(O.stmt()).Repeat);
+  double Repeat = double(C.program().statement(O.stmt()).Repeat);
   const ChipSpec &Chip = C.mesh().Cluster->Chip;
   if (std::optional<OpWork> W = O.work(C.mesh())) {
+    // With one microbatch the buffer is never read.
+    const auto &Train = C.config().Train;
+    if (!Train || Train->Microbatches == 1)
+      W->HbmBytes -= W->AccumulateBytes;
     ComputeTime T = computeTime(*W, Chip);
     Cost.Flops = W->Flops;
     Cost.HbmBytes = W->HbmBytes;
     Cost.TMath = T.TMath;
     Cost.THbm = T.THbm;
     Cost.VectorFallback = vectorFallback(*W, Chip);
+    Cost.FirstTHbm =
+        (W->HbmBytes - W->AccumulateBytes) / Chip.HbmBw / Chip.HbmEfficiency;
+    if (!Train || Train->Microbatches == 1)
+      Cost.FirstTHbm = T.THbm;
     if (W->Matmul) {
       Cost.UsefulFlops = W->UsefulFlops;
+      Cost.AtPeak = W->UsefulFlops / Chip.matmulPeak(W->Elt);
+      Cost.HwAtPeak = W->Flops / Chip.matmulPeak(W->Elt);
       Total.Flops += W->UsefulFlops * Repeat;
-      AtPeak += W->UsefulFlops * Repeat / Chip.matmulPeak(W->Elt);
+      AtPeak += Cost.AtPeak * Repeat;
     }
   } else if (const auto &CC = C.Tables.Collectives[O.id()]) {
     Cost.TComms = CC->Time;
@@ -75,9 +88,12 @@ bool EstimateCosts::run(MeshCompile &C, DiagnosticEngine &) {
     OpCost &S = *Slot;
     S.Flops += Cost.Flops;
     S.UsefulFlops += Cost.UsefulFlops;
+    S.AtPeak += Cost.AtPeak;
+    S.HwAtPeak += Cost.HwAtPeak;
     S.HbmBytes += Cost.HbmBytes;
     S.TMath += Cost.TMath;
     S.THbm += Cost.THbm;
+    S.FirstTHbm += Cost.FirstTHbm;
     S.TComms += Cost.TComms;
     S.VectorFallback |= Cost.VectorFallback;
   });

@@ -160,7 +160,7 @@ private:
 
 bool InsertCollectives::run(MeshCompile &Compile, DiagnosticEngine &) {
   C = &Compile;
-  const Module &Checked = Compile.checked();
+  const Module &Checked = Compile.program();
   auto Lowered =
       std::make_unique<Module>(Checked.sharedInfo(), Compile.mesh(),
                                Checked.config(), Module::Stage::Lowered);
@@ -183,6 +183,8 @@ void InsertCollectives::op(const Op &O) {
     auto *Copy = B->createNoResult<RepeatOp>(O.loc(), O.stmt(), R->tripCount());
     Block &Outer = B->block();
     block(R->body(), Copy->body());
+    for (const RepeatOp::Carried &C : R->carried())
+      Copy->addCarried(lowered(C.Init), lowered(C.Next));
     B->setInsertionPointToEnd(Outer);
     return;
   }

@@ -51,7 +51,7 @@ void printCosts(const MeshCompile &C, const Op &O, llvm::raw_ostream &OS,
 
 void shardc::printAnnotated(const MeshCompile &C, llvm::raw_ostream &OS,
                             bool WithCosts) {
-  const Module &M = C.lowered() ? *C.lowered() : C.checked();
+  const Module &M = C.lowered() ? *C.lowered() : C.program();
   const auto &Choices = C.Tables.Choices;
   printModule(M, OS, [&](const Op &O, llvm::raw_ostream &OS, unsigned Indent) {
     // A statement's choice is remarked on the op it chose the place of.

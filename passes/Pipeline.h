@@ -35,6 +35,11 @@ public:
   MeshCompile &operator=(const MeshCompile &) = delete;
 
   const Module &checked() const { return Checked; }
+  /// The program the later passes lower: the checked module, or with a
+  /// `train { }` block the training step derive-backward built from it
+  /// (forward, backward, gradient syncs, optimizer).
+  const Module &program() const { return Training ? *Training : Checked; }
+  void setTraining(std::unique_ptr<Module> M) { Training = std::move(M); }
   const MeshSpec &mesh() const { return Mesh; }
   const ModuleConfig &config() const { return Checked.config(); }
   /// Null until insert-collectives ran.
@@ -48,6 +53,7 @@ public:
 private:
   const Module &Checked;
   MeshSpec Mesh;
+  std::unique_ptr<Module> Training;
   std::unique_ptr<Module> Lowered;
   PlacementCache Cache; ///< coefficients of Mesh, per (kind, axis set)
 };

@@ -141,14 +141,17 @@ void choiceJson(OStream &J, const PlanChoice &C, const TypeNames &Names) {
 
 void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
             llvm::ArrayRef<const CollectiveOp *> Colls) {
-  const Statement &S = C.checked().statement(Stmt);
+  const Statement &S = C.program().statement(Stmt);
   const OpCost &Cost = *C.Tables.StatementCosts[Stmt];
   const std::optional<PlanChoice> &Choice = C.Tables.Choices[Stmt];
-  const TypeNames &Names = C.checked().names();
+  const TypeNames &Names = C.program().names();
   J.object([&] {
     J.attribute("bound", boundName(Cost.Bounded));
     if (Choice)
       choiceJson(J, *Choice, Names);
+    if (S.From)
+      J.attribute("computes", describeProvenance(*S.From, C.program().statement(
+                                                              S.From->Stmt)));
     J.attributeArray("collectives", [&] {
       for (const CollectiveOp *Op : Colls)
         collectiveJson(J, *Op, C);
@@ -160,12 +163,56 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
     J.attribute("kind", opNoun(S.Kind));
     J.attribute("line", int64_t(S.Location.Line));
     J.attribute("name", S.Name);
+    J.attribute("phase", phaseName(S.Ph));
     J.attribute("repeat", S.Repeat);
     J.attribute("t_comms_s", Cost.TComms);
     J.attribute("t_hbm_s", Cost.THbm);
     J.attribute("t_math_s", Cost.TMath);
     J.attribute("time_s", Cost.Time);
     J.attribute("vector_peak_fallback", Cost.VectorFallback != 0);
+  });
+}
+
+/// COST-MODEL.md §6.5: a training step's summary (docs/json.md).
+void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
+  J.attributeObject("step", [&] {
+    if (S.CostliestComms) {
+      const Statement &St = C.program().statement(*S.CostliestComms);
+      J.attributeObject("costliest_collective", [&] {
+        J.attribute("line", int64_t(St.Location.Line));
+        J.attribute("name", St.Name);
+        J.attribute("phase", phaseName(St.Ph));
+        J.attribute("time_per_step_s", S.CostliestCommsTime);
+      });
+    }
+    J.attribute("hfu", S.Hfu);
+    J.attribute("mfu", S.Mfu);
+    J.attribute("microbatches", S.Microbatches);
+    J.attribute("model_flops", S.ModelFlops);
+    J.attribute("t_backward_first_s", S.TBwdFirst);
+    J.attribute("t_backward_s", S.TBwd);
+    J.attribute("t_forward_s", S.TFwd);
+    J.attribute("t_optimizer_s", S.TOpt);
+    J.attribute("t_param_gather_s", S.TParamGather);
+    J.attribute("t_pipe_s", S.TPipe);
+    J.attribute("t_step_s", S.TStep);
+    J.attribute("t_sync_exposed_s", S.TSyncExposed);
+    J.attribute("t_sync_s", S.TSync);
+    J.attribute("tokens", S.Tokens);
+    J.attribute("tokens_per_s", S.TokensPerSecond);
+  });
+}
+
+/// COST-MODEL.md §7: bytes per chip by term (docs/json.md).
+void memoryJson(OStream &J, const MemorySummary &M) {
+  J.attributeObject("memory", [&] {
+    J.attribute("activations_in_flight", M.InFlight);
+    J.attribute("capacity_bytes", M.Capacity);
+    J.attributeObject("terms", [&] {
+      for (unsigned T = 0; T < NumMemoryTerms; ++T)
+        J.attribute(memoryTermName(MemoryTerm(T)), M.Bytes[T]);
+    });
+    J.attribute("total_bytes", M.Total);
   });
 }
 
@@ -178,7 +225,7 @@ void tensorsJson(OStream &J, const MeshCompile &C) {
         J.attribute("line", int64_t(T.Decl->Location.Line));
         J.attribute("local_shape", T.LocalShape);
         J.attribute("name", T.Decl->Name);
-        J.attribute("type", C.checked().typeStr(T.V->type()));
+        J.attribute("type", C.program().typeStr(T.V->type()));
       });
   });
 }
@@ -223,20 +270,25 @@ void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
     if (C)
       clusterJson(J, *C->mesh().Cluster);
     diagnosticsJson(J, E.Diagnostics);
+    if (C && C->Tables.Memory)
+      memoryJson(J, *C->Tables.Memory);
     if (C) {
       meshJson(J, C->mesh());
       auto Colls = collectivesByStatement(*C->lowered());
-      const ProgramInfo &Info = C->checked().info();
+      const ProgramInfo &Info = C->program().info();
       J.attributeArray("ops", [&] {
         for (size_t I = 0; I < Info.Statements.size(); ++I)
           if (C->Tables.StatementCosts[I] &&
-              Info.Statements[I].Kind != OpKind::Input)
+              Info.Statements[I].Kind != OpKind::Input &&
+              Info.Statements[I].Kind != OpKind::Param)
             opJson(J, *C, I, Colls[I]);
       });
       J.attribute("overlap", C->config().Overlap);
     }
     J.attribute("source", E.Source);
     J.attribute("status", E.Failed ? "error" : C ? "ok" : "no_mesh");
+    if (C && C->Tables.Step)
+      stepJson(J, *C, *C->Tables.Step);
     if (C) {
       tensorsJson(J, *C);
       totalJson(J, *C->Tables.Totals);
@@ -247,7 +299,7 @@ void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
 
 void shardc::printJsonReport(const MeshCompile &C, llvm::raw_ostream &OS) {
   JsonEntry E;
-  E.Source = C.checked().info().SourceName;
+  E.Source = C.program().info().SourceName;
   E.Compile = &C;
   OS << "[\n";
   printJsonEntry(E, OS);

@@ -19,6 +19,9 @@ std::vector<TensorInfo> shardc::inputTensors(const MeshCompile &C) {
   const ChipSpec &Chip = Mesh.Cluster->Chip;
   const Module &M = *C.lowered();
   walk<InputOp>(M.body(), [&](const InputOp &O) {
+    // A training step's gradient seeds are not the program's tensors.
+    if (M.statement(O.stmt()).Ph != Phase::Forward)
+      return;
     const ShardType &T = O.result()->type();
     std::string Shape = dtypeName(T.Elt).str() + "[";
     for (unsigned I = 0; I < T.Dims.size(); ++I)

@@ -27,7 +27,7 @@ std::string collectiveText(const CollectiveOp &Op, const MeshCompile &C) {
   }
   std::string S =
       fmt::format("{}[{}]", collectiveName(Op.collectiveKind()).str(),
-                  axisNames(Op.axes(), C.checked().names(), ","));
+                  axisNames(Op.axes(), C.program().names(), ","));
   return Levels.empty() ? S + " local" : S + " " + llvm::join(Levels, ",");
 }
 
@@ -59,7 +59,7 @@ std::string bottleneck(const MeshCompile &C) {
   if (T.Time == 0)
     return "nothing to run: the program has no ops with a cost";
   const auto &Costs = C.Tables.StatementCosts;
-  const ProgramInfo &Info = C.checked().info();
+  const ProgramInfo &Info = C.program().info();
   auto Total = [&](size_t I) {
     return Costs[I]->Time * double(Info.Statements[I].Repeat);
   };
@@ -93,7 +93,7 @@ void tensorLines(const MeshCompile &C, llvm::raw_ostream &OS) {
     OS << fmt::format("  {:<12} line {:<5} {:<24} local {:<20} {:>11}  HBM "
                       "read {}\n",
                       T.Decl->Name, T.Decl->Location.Line,
-                      C.checked().typeStr(T.V->type()), T.LocalShape,
+                      C.program().typeStr(T.V->type()), T.LocalShape,
                       formatAmount(T.Bytes, "B"), formatTime(T.ReadTime));
   OS << "\n";
 }
@@ -126,7 +126,7 @@ void statementRow(const MeshCompile &C, const Statement &S, const OpCost &Cost,
 }
 
 void choiceLines(const MeshCompile &C, llvm::raw_ostream &OS) {
-  const ProgramInfo &Info = C.checked().info();
+  const ProgramInfo &Info = C.program().info();
   bool Any = false;
   for (size_t I = 0; I < Info.Statements.size(); ++I) {
     const auto &Choice = C.Tables.Choices[I];
@@ -174,6 +174,122 @@ void fallbackNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
   }
 }
 
+/// 65536 as `65,536`; rounded to a whole number.
+std::string wholeNumber(double V) {
+  if (!(V < 1e18))
+    return formatSig4(V);
+  std::string Digits = std::to_string(int64_t(V + 0.5)), Out;
+  for (size_t I = 0; I < Digits.size(); ++I) {
+    if (I && (Digits.size() - I) % 3 == 0)
+      Out += ',';
+    Out += Digits[I];
+  }
+  return Out;
+}
+
+llvm::StringRef phaseTitle(Phase P) {
+  switch (P) {
+  case Phase::Forward:
+    return "forward (one microbatch)";
+  case Phase::Backward:
+    return "backward (one microbatch, derived)";
+  case Phase::Sync:
+    return "gradient sync";
+  case Phase::Optimizer:
+    return "optimizer";
+  }
+  llvm_unreachable("every phase has a title");
+}
+
+/// A training step's summary (COST-MODEL.md §6.5): where the time goes,
+/// throughput, MFU and HFU, and the collective that costs most.
+void stepLines(const MeshCompile &C, const StepSummary &S,
+               llvm::raw_ostream &OS) {
+  const Module &M = *C.lowered();
+  int64_t Mb = S.Microbatches;
+  OS << fmt::format("\nstep ({} microbatch{}, no pipeline):\n", Mb,
+                    Mb == 1 ? "" : "es");
+  OS << fmt::format("  forward t_f          {}\n", formatTime(S.TFwd));
+  OS << fmt::format("  backward t_b         {}{}\n", formatTime(S.TBwd),
+                    S.TBwdFirst != S.TBwd
+                        ? fmt::format(" ({} in the first microbatch, before "
+                                      "the gradient buffers are read)",
+                                      formatTime(S.TBwdFirst))
+                        : "");
+  OS << fmt::format("  T_pipe               {}  (m x (t_f + t_b))\n",
+                    formatTime(S.TPipe));
+  OS << fmt::format("  gradient sync        {} exposed of {} issued\n",
+                    formatTime(S.TSyncExposed), formatTime(S.TSync));
+  OS << fmt::format("  optimizer            {}\n", formatTime(S.TOpt));
+  OS << fmt::format("  param gather         {}\n", formatTime(S.TParamGather));
+  OS << fmt::format("  step time            {}  (T_pipe + exposed sync + "
+                    "optimizer + param gather)\n",
+                    formatTime(S.TStep));
+  OS << fmt::format("  tokens               {} per step, {} per second\n",
+                    wholeNumber(S.Tokens), wholeNumber(S.TokensPerSecond));
+  OS << fmt::format("  MFU                  {:.1f}%  (model FLOPs = 3 x "
+                    "forward x m = {}, the convention of Korthikanti et al. "
+                    "and PaLM)\n",
+                    100.0 * S.Mfu, formatAmount(S.ModelFlops, "FLOP"));
+  OS << fmt::format("  HFU                  {:.1f}%  (every matmul FLOP "
+                    "executed, recompute included)\n",
+                    100.0 * S.Hfu);
+  if (S.CostliestComms) {
+    const Statement &St = M.statement(*S.CostliestComms);
+    std::string What =
+        St.From ? describeProvenance(*St.From, M.statement(St.From->Stmt))
+                : opNoun(St.Kind).str();
+    std::string Why;
+    if (St.Ph == Phase::Sync)
+      Why = S.TSyncExposed > 0
+                ? fmt::format("asynchronous; {} of all syncs runs past the "
+                              "last backward",
+                              formatTime(S.TSyncExposed))
+                : "asynchronous, hidden under the backward";
+    else if (St.Ph == Phase::Optimizer)
+      Why = "after the optimizer, exposed";
+    else
+      Why = "on the compute stream's critical path (under overlap, hidden "
+            "only behind its own statement's compute)";
+    OS << fmt::format("  costliest collective '{}' (line {}, {}): {} per "
+                      "step; {}\n",
+                      St.Name, St.Location.Line, What,
+                      formatTime(S.CostliestCommsTime), Why);
+  }
+}
+
+/// COST-MODEL.md §7: bytes per chip, and the headroom left.
+void memoryLines(const MeshCompile &C, const MemorySummary &Mem,
+                 llvm::raw_ostream &OS) {
+  const ChipSpec &Chip = C.mesh().Cluster->Chip;
+  OS << fmt::format("\nmemory per chip ({}, {} HBM):\n", Chip.Name,
+                    formatAmount(Mem.Capacity, "B"));
+  for (unsigned T = 0; T < NumMemoryTerms; ++T) {
+    std::string Extra;
+    if (MemoryTerm(T) == MemoryTerm::Activations)
+      Extra = fmt::format("  ({} microbatch{} in flight)", Mem.InFlight,
+                          Mem.InFlight == 1 ? "" : "es");
+    if (MemoryTerm(T) == MemoryTerm::Transient && Mem.TransientStmt) {
+      const Statement &St = C.lowered()->statement(*Mem.TransientStmt);
+      Extra = fmt::format("  (gathered by '{}', line {})", St.Name,
+                          St.Location.Line);
+    }
+    OS << fmt::format("  {:<12} {:>11}{}\n",
+                      memoryTermName(MemoryTerm(T)).str(),
+                      formatAmount(Mem.Bytes[T], "B"), Extra);
+  }
+  OS << fmt::format("  {:<12} {:>11}  ", "total", formatAmount(Mem.Total, "B"));
+  if (Mem.Capacity <= 0)
+    OS << "(the chip gives no hbm)\n";
+  else if (Mem.Total <= Mem.Capacity)
+    OS << fmt::format("headroom {} ({:.1f}%)\n",
+                      formatAmount(Mem.Capacity - Mem.Total, "B"),
+                      100.0 * (Mem.Capacity - Mem.Total) / Mem.Capacity);
+  else
+    OS << fmt::format("OVER by {}\n",
+                      formatAmount(Mem.Total - Mem.Capacity, "B"));
+}
+
 } // namespace
 
 void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
@@ -183,15 +299,31 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
   OS << fmt::format(fmt::runtime(RowFormat), "op", "line", "x", "kind",
                     "FLOPs/chip", "bytes/chip", "T_math", "T_hbm",
                     "collectives", "T_comms", "time", "bound");
-  const ProgramInfo &Info = C.checked().info();
-  for (size_t I = 0; I < Info.Statements.size(); ++I) {
-    const Statement &S = Info.Statements[I];
-    if (!C.Tables.StatementCosts[I] || S.Kind == OpKind::Input)
-      continue;
-    statementRow(C, S, *C.Tables.StatementCosts[I], Colls[I], OS);
+  const ProgramInfo &Info = C.program().info();
+  // A training step's statements by phase, each under its title.
+  bool Training = C.Tables.Step.has_value();
+  for (Phase P :
+       {Phase::Forward, Phase::Backward, Phase::Sync, Phase::Optimizer}) {
+    bool Titled = false;
+    for (size_t I = 0; I < Info.Statements.size(); ++I) {
+      const Statement &S = Info.Statements[I];
+      if (!C.Tables.StatementCosts[I] || S.Kind == OpKind::Input ||
+          S.Kind == OpKind::Param || S.Ph != P)
+        continue;
+      if (Training && !Titled)
+        OS << "-- " << phaseTitle(P) << "\n";
+      Titled = true;
+      statementRow(C, S, *C.Tables.StatementCosts[I], Colls[I], OS);
+    }
   }
   choiceLines(C, OS);
   fallbackNotes(C, OS);
+  if (Training) {
+    stepLines(C, *C.Tables.Step, OS);
+    if (C.Tables.Memory)
+      memoryLines(C, *C.Tables.Memory, OS);
+    return;
+  }
   const ProgramCost &T = *C.Tables.Totals;
   OS << "\n"
      << fmt::format("total: time {}, T_math {}, T_hbm {}, T_comms {} "

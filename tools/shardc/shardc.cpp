@@ -284,8 +284,12 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
     break;
   case EmitKind::Report:
     if (Json) {
+      // A step over the chip's HBM is an error whose report is still
+      // printed (COST-MODEL.md §7): status "error" with the report.
       Json->Compile = C.get();
+      Json->Failed = Diags.hasErrors();
       printJsonEntry(*Json, OS);
+      Json->Compile = nullptr;
     } else if (C) {
       printTextReport(*C, OS);
     } else {
@@ -344,7 +348,7 @@ int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
   int Code = compileAndEmit(Id, Diags, O, Buf, Json ? &*Json : nullptr);
   if (Code == ExitSuccess && Diags.hasErrors())
     Code = ExitInputErrors;
-  if (Json && Code != ExitSuccess) {
+  if (Json && Code != ExitSuccess && !Json->Failed) {
     // The entry says what went wrong instead of the report.
     Out.clear();
     Json->Compile = nullptr;

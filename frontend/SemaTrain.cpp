@@ -1,0 +1,138 @@
+//===- SemaTrain.cpp - train { } and param (LANGUAGE.md §7) ---------------===//
+//
+// The `train` block is read in phase one with the config (every statement
+// may depend on it); a `param` is a tensor that is trainable, lowered in
+// phase two like one. Values of the train block are words from fixed sets
+// (`adam`, `selective`, `fp32`, `1f1b`), checked here with "did you mean".
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/Sema.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace shardc;
+
+std::optional<unsigned> Sema::choose(const Property &P, const PropValue &V,
+                                     llvm::ArrayRef<std::string> Choices) {
+  for (unsigned I = 0; I < Choices.size(); ++I)
+    if (V.Word == Choices[I])
+      return I;
+  if (auto Best = closestName(V.Word, Choices))
+    Diags.report(V.Range, diag::UnknownChoiceSuggest, V.Word, P.Name.Name,
+                 *Best);
+  else
+    Diags.report(V.Range, diag::UnknownChoice, V.Word, P.Name.Name,
+                 llvm::join(Choices, ", "));
+  return std::nullopt;
+}
+
+/// A floating-point dtype, or (with \p AllowNone) `none`.
+std::optional<DType> Sema::chooseDType(const Property &P, const PropValue &V,
+                                       bool AllowNone, bool &None) {
+  std::vector<std::string> Names;
+  for (unsigned T = 0; T < NumDTypes; ++T)
+    if (DType(T) != DType::int8 && DType(T) != DType::int32)
+      Names.push_back(dtypeName(DType(T)).str());
+  if (AllowNone)
+    Names.push_back("none");
+  std::optional<unsigned> I = choose(P, V, Names);
+  if (!I)
+    return std::nullopt;
+  None = AllowNone && *I + 1 == Names.size();
+  return None ? DType::fp32 : *parseDType(Names[*I]);
+}
+
+void Sema::train(const TrainDecl &D) {
+  if (TrainBlock) {
+    Diags.report(D.Range.Start, diag::DuplicateTrain);
+    Diags.report(TrainBlock->Range.Start, diag::FirstTrainHere);
+    return;
+  }
+  TrainBlock = &D;
+  PropertySet Props;
+  checkProps(D.Props, PropOwner::Train, "train block", Props);
+  TrainConfig T;
+  T.At = Diags.location(D.Range.Start);
+  for (const Property &P : D.Props) {
+    const PropSchema *S = findSchema(PropOwner::Train, P.Name.Name);
+    if (!S || !Props.has(S->Id))
+      continue; // reported by checkProps
+    const PropValue &V = Props.get(S->Id);
+    bool None = false;
+    switch (S->Id) {
+    case PropId::Train_microbatches:
+      T.Microbatches = V.Whole;
+      break;
+    case PropId::Train_chunks:
+      T.Chunks = V.Whole;
+      break;
+    case PropId::Train_zero:
+      if (V.Whole > 3)
+        Diags.report(V.Range, diag::ZeroStage, V.Whole);
+      else
+        T.Zero = unsigned(V.Whole);
+      break;
+    case PropId::Train_optimizer:
+      if (auto I = choose(P, V, {"adam", "sgd", "none"}))
+        T.Optimizer = OptimizerKind(*I);
+      break;
+    case PropId::Train_recompute:
+      if (auto I = choose(P, V, {"none", "selective", "full"}))
+        T.Recompute = RecomputePolicy(*I);
+      break;
+    case PropId::Train_schedule:
+      if (auto I = choose(P, V, {"gpipe", "1f1b", "interleaved"}))
+        T.Schedule = PipelineSchedule(*I);
+      break;
+    case PropId::Train_grad:
+      if (auto DT = chooseDType(P, V, false, None))
+        T.Grad = *DT;
+      break;
+    case PropId::Train_state:
+      if (auto DT = chooseDType(P, V, false, None))
+        T.State = *DT;
+      break;
+    case PropId::Train_master:
+      if (auto DT = chooseDType(P, V, true, None))
+        T.Master = None ? std::nullopt : std::optional<DType>(*DT);
+      break;
+    default:
+      llvm_unreachable("a train block has only train properties");
+    }
+  }
+  Config.Train = T;
+}
+
+void Sema::param(const ParamDecl &D) {
+  if (!chooseMesh(D.Range))
+    return;
+  std::optional<ShardType> T = resolveType(D.Type, /*NeedDType=*/true);
+  std::optional<ShardType> State;
+  if (T && D.StateWord) {
+    if (D.StateWord->Name != "state") {
+      Diags.report(D.StateWord->Range, diag::ExpectedStateWord,
+                   D.StateWord->Name);
+      T.reset();
+    } else if ((State = resolveType(D.State, /*NeedDType=*/false))) {
+      if (!State->sameDims(*T)) {
+        Diags.report(D.State.Range, diag::StateShardingDims,
+                     dimListStr(*State, Info->Names),
+                     dimListStr(*T, Info->Names));
+        T.reset();
+      }
+      State->Elt = T ? T->Elt : State->Elt;
+    } else {
+      T.reset();
+    }
+  }
+  Value *V = nullptr;
+  if (T) {
+    unsigned St = addStatement(D.Range, D.Name.Name, OpKind::Param);
+    V = Builder
+            ->create<ParamOp>(Diags.location(D.Range.Start), St, {},
+                              D.Name.Name, *T, State)
+            ->result();
+  }
+  Symbol S{SymKind::Tensor, D.Name.Range, V == nullptr};
+  S.Tensor = V;
+  declare(D.Name, S);
+}

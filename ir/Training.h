@@ -1,0 +1,70 @@
+//===- Training.h - What a train { } block asks for -------------*- C++ -*-===//
+//
+// The settings of LANGUAGE.md §7's `train { }` block, checked, and the small
+// vocabulary the training passes share: the phase a statement belongs to
+// and, for a statement the compiler derived, the forward statement and
+// operand it is the gradient of.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_IR_TRAINING_H
+#define SHARDC_IR_TRAINING_H
+
+#include "diag/Location.h"
+#include "ir/Hardware.h"
+#include "llvm/ADT/StringRef.h"
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace shardc {
+
+enum class OptimizerKind : uint8_t { Adam, Sgd, None };
+enum class RecomputePolicy : uint8_t { None, Selective, Full };
+enum class PipelineSchedule : uint8_t { GPipe, OneFOneB, Interleaved };
+
+llvm::StringRef optimizerName(OptimizerKind K);
+llvm::StringRef recomputeName(RecomputePolicy R);
+llvm::StringRef scheduleName(PipelineSchedule S);
+
+/// `train { ... }` with LANGUAGE.md §7's defaults.
+struct TrainConfig {
+  int64_t Microbatches = 1;
+  OptimizerKind Optimizer = OptimizerKind::Adam;
+  unsigned Zero = 0; ///< ZeRO stage 0..3
+  RecomputePolicy Recompute = RecomputePolicy::None;
+  DType Grad = DType::fp32;                  ///< gradient buffers
+  std::optional<DType> Master = DType::fp32; ///< none: no master weights
+  DType State = DType::fp32;                 ///< each optimizer moment
+  PipelineSchedule Schedule = PipelineSchedule::OneFOneB;
+  int64_t Chunks = 1;
+  Loc At; ///< the `train` block, where a step-wide error is reported
+};
+
+/// Which part of a training step a statement belongs to (the JSON's
+/// `phase`).
+enum class Phase : uint8_t { Forward, Backward, Sync, Optimizer };
+llvm::StringRef phaseName(Phase P);
+
+/// What a derived statement computes: the gradient of forward statement
+/// `Stmt`'s result with respect to its operand `Wrt` (a source name); the
+/// seed gradient of an output; the recomputation of a forward statement;
+/// the sum of a value's gradient contributions; or a param's gradient sync,
+/// optimizer update, or gather of the updated param.
+struct Provenance {
+  enum Kind : uint8_t { Seed, Gradient, Recompute, Sum, Sync, Update, Gather };
+  Kind What = Gradient;
+  unsigned Stmt = 0; ///< the forward statement
+  std::string Wrt;   ///< Gradient: the operand; Sum/Sync/Update: the value
+  /// Sync: it runs every microbatch (ZeRO 2, FSDP), not once per step.
+  bool EveryMicrobatch = false;
+};
+
+struct Statement;
+/// What a derived statement computes, in words: `grad of 'h' at line 8
+/// w.r.t. W_in`, `sync of W_in's gradient, once per step`. \p Fwd is the
+/// forward statement it refers to.
+std::string describeProvenance(const Provenance &P, const Statement &Fwd);
+
+} // namespace shardc
+
+#endif // SHARDC_IR_TRAINING_H

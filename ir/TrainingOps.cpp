@@ -1,0 +1,115 @@
+//===- TrainingOps.cpp - The ops a training step adds ---------------------===//
+//
+// The kinds derive-backward creates and no user writes: an elementwise
+// builtin's derivative and a param's optimizer update (COST-MODEL.md §5,
+// §6.4). The backward rules of the forward kinds are with them, in Ops.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Ops.h"
+#include <fmt/format.h>
+
+using namespace shardc;
+
+//===----------------------------------------------------------------------===//
+// elementwise_grad
+//===----------------------------------------------------------------------===//
+
+double ElementwiseGradOp::flopsPerElement() const {
+  return elementwiseGradFlops(Fn);
+}
+
+std::string ElementwiseGradOp::attrs(const TypeNames &) const {
+  return fmt::format(" \"{}\" wrt {}", elementwiseName(Fn).str(), Wrt);
+}
+
+std::string ElementwiseGradOp::verify(const TypeNames &, bool Lowered) const {
+  if (numOperands() != 2)
+    return "takes the output gradient and one saved value";
+  const ShardType &D = operand(0)->type(), &S = operand(1)->type();
+  if (!D.sameDims(S) || !D.sameDims(result()->type()))
+    return "operands and result must have the same dims";
+  if (!D.sameSharding(S))
+    return "the output gradient must be sharded like the saved value";
+  if (Lowered && !S.sameSharding(result()->type()))
+    return "the result must have the saved value's sharding";
+  return "";
+}
+
+std::optional<OpWork> ElementwiseGradOp::work(const MeshSpec &M) const {
+  OpWork W;
+  W.Flops = operand(0)->type().localElements(M) * flopsPerElement();
+  for (const Value *V : operands())
+    W.HbmBytes += V->type().localBytes(M);
+  W.HbmBytes += result()->type().localBytes(M);
+  W.Elt = operand(0)->type().Elt;
+  return W;
+}
+
+ShardType ElementwiseGradOp::naturalType() const {
+  return withSharding(result()->type(), operand(1)->type());
+}
+
+//===----------------------------------------------------------------------===//
+// optimizer
+//===----------------------------------------------------------------------===//
+
+double OptimizerOp::flopsPerElement() const {
+  switch (Kind) {
+  case OptimizerKind::Adam:
+    return 12;
+  case OptimizerKind::Sgd:
+    return 2;
+  case OptimizerKind::None:
+    return 0;
+  }
+  llvm_unreachable("every optimizer is handled");
+}
+
+double OptimizerOp::stateBytesPerElement(const TrainConfig &C, DType ParamElt) {
+  // Master weights cost nothing extra when there are none or they have the
+  // param's dtype: the param is its own master.
+  bool HasMaster = C.Master && *C.Master != ParamElt;
+  double MasterBytes = HasMaster ? dtypeBytes(*C.Master) : 0;
+  switch (C.Optimizer) {
+  case OptimizerKind::Adam:
+    return 2 * dtypeBytes(C.State) + MasterBytes;
+  case OptimizerKind::Sgd:
+    return MasterBytes;
+  case OptimizerKind::None:
+    return 0;
+  }
+  llvm_unreachable("every optimizer is handled");
+}
+
+double OptimizerOp::bytesPerElement() const {
+  // Reads the gradient, the state and the param; writes the state and the
+  // param (COST-MODEL.md §6.4).
+  TrainConfig C;
+  C.Optimizer = Kind;
+  C.Master = Master;
+  C.State = State;
+  return dtypeBytes(Grad) + 2 * stateBytesPerElement(C, ParamElt) +
+         2 * dtypeBytes(ParamElt);
+}
+
+std::string OptimizerOp::attrs(const TypeNames &) const {
+  return " " + optimizerName(Kind).str();
+}
+
+std::string OptimizerOp::verify(const TypeNames &, bool) const {
+  if (numOperands() != 1)
+    return "takes the synced gradient";
+  if (!operand(0)->type().sameSharding(result()->type()) ||
+      !operand(0)->type().Unreduced.empty())
+    return "updates the shard its reduced gradient has";
+  return "";
+}
+
+std::optional<OpWork> OptimizerOp::work(const MeshSpec &M) const {
+  OpWork W;
+  double Elements = operand(0)->type().localElements(M);
+  W.Flops = Elements * flopsPerElement();
+  W.HbmBytes = Elements * bytesPerElement();
+  W.Elt = State;
+  return W;
+}

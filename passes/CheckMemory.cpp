@@ -1,0 +1,124 @@
+//===- CheckMemory.cpp - A training step's bytes per chip -----------------===//
+//
+// COST-MODEL.md §7, into the Memory table: weights (each param in its
+// stored sharding), gradient buffers, optimizer state (moments and master
+// weights), the activations one microbatch saves for its backward (the
+// values derive-backward recorded, per `recompute`) times the microbatches
+// in flight, and the transient: the largest bytes one statement gathers
+// (an AllGather's or AllToAll's result; AllReduce and ReduceScatter work in
+// place). Over the chip's hbm, an error at the `train` block with a note
+// per term, largest first, each saying what would shrink it. The error does
+// not stop the pipeline: the report is still printed.
+//
+//===----------------------------------------------------------------------===//
+#include "diag/Diagnostic.h"
+#include "ir/Format.h"
+#include "passes/Pipeline.h"
+
+using namespace shardc;
+
+llvm::StringRef shardc::memoryTermName(MemoryTerm T) {
+  switch (T) {
+  case MemoryTerm::Weights:
+    return "weights";
+  case MemoryTerm::Gradients:
+    return "gradients";
+  case MemoryTerm::Optimizer:
+    return "optimizer";
+  case MemoryTerm::Activations:
+    return "activations";
+  case MemoryTerm::Transient:
+    return "transient";
+  }
+  llvm_unreachable("every memory term is named");
+}
+
+namespace {
+
+/// What would shrink a term, for the over-HBM error's notes.
+llvm::StringRef shrinkHint(MemoryTerm T) {
+  switch (T) {
+  case MemoryTerm::Weights:
+    return "shard the params over more axes (tensor or pipeline "
+           "parallelism), or store them sharded (zero = 3)";
+  case MemoryTerm::Gradients:
+    return "zero = 2 shards the gradient buffers; grad = bf16 halves them";
+  case MemoryTerm::Optimizer:
+    return "zero = 1 shards the optimizer state over the replica axes";
+  case MemoryTerm::Activations:
+    return "recompute = selective or full saves fewer activations; so does "
+           "a smaller microbatch";
+  case MemoryTerm::Transient:
+    return "the largest set of values one statement gathers";
+  }
+  llvm_unreachable("every memory term has a hint");
+}
+
+class CheckMemory : public Pass {
+public:
+  llvm::StringRef name() const override { return "check-memory"; }
+  bool run(MeshCompile &C, DiagnosticEngine &Diags) override;
+};
+
+bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
+  const auto &Train = C.config().Train;
+  if (!Train)
+    return true;
+  const MeshSpec &Mesh = C.mesh();
+  const Module &M = *C.lowered();
+  MemorySummary S;
+  auto Add = [&](MemoryTerm T, double Bytes) { S.Bytes[unsigned(T)] += Bytes; };
+  for (const ParamInfo &P : C.Tables.Params) {
+    double N = double(M.statement(P.Stmt).Repeat);
+    Add(MemoryTerm::Weights, P.Param->type().localBytes(Mesh) * N);
+    Add(MemoryTerm::Gradients, P.GradBuffer.localBytes(Mesh) * N);
+    Add(MemoryTerm::Optimizer,
+        P.Optimizer.localElements(Mesh) * P.StateBytesPerElement * N);
+  }
+  // Without a pipeline one microbatch's activations are held at a time.
+  S.InFlight = 1;
+  for (auto [V, Copies] : C.Tables.Saved)
+    Add(MemoryTerm::Activations,
+        V->type().localBytes(Mesh) * double(Copies) * double(S.InFlight));
+  std::vector<double> Gathered(M.info().Statements.size(), 0.0);
+  walk(M.body(), [&](const Op &O) {
+    std::optional<CollectiveKind> K = collectiveKindOf(O.kind());
+    if (!K || O.stmt() == NoStmt)
+      return;
+    Phase Ph = M.statement(O.stmt()).Ph;
+    if ((*K == CollectiveKind::AllGather || *K == CollectiveKind::AllToAll) &&
+        (Ph == Phase::Forward || Ph == Phase::Backward))
+      Gathered[O.stmt()] += O.result()->type().localBytes(Mesh);
+  });
+  for (size_t I = 0; I < Gathered.size(); ++I)
+    if (Gathered[I] > S.Bytes[unsigned(MemoryTerm::Transient)]) {
+      S.Bytes[unsigned(MemoryTerm::Transient)] = Gathered[I];
+      S.TransientStmt = unsigned(I);
+    }
+  for (double B : S.Bytes)
+    S.Total += B;
+  S.Capacity = Mesh.Cluster->Chip.HbmBytes;
+  C.Tables.Memory = S;
+  if (S.Capacity <= 0 || S.Total <= S.Capacity)
+    return true;
+  Diags.report(Train->At, diag::StepOverHbm, formatAmount(S.Total, "B"),
+               Mesh.Cluster->Chip.Name, formatAmount(S.Capacity, "B"));
+  std::vector<MemoryTerm> Order;
+  for (unsigned T = 0; T < NumMemoryTerms; ++T)
+    if (S.Bytes[T] > 0)
+      Order.push_back(MemoryTerm(T));
+  std::stable_sort(Order.begin(), Order.end(), [&](MemoryTerm A, MemoryTerm B) {
+    return S.Bytes[unsigned(A)] > S.Bytes[unsigned(B)];
+  });
+  for (MemoryTerm T : Order)
+    Diags.report(Train->At, diag::MemoryTermNote, memoryTermName(T).str(),
+                 formatAmount(S.Bytes[unsigned(T)], "B"), shrinkHint(T).str());
+  // Reported, and the report still printed: the pipeline goes on.
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<Pass> shardc::createCheckMemoryPass() {
+  return std::make_unique<CheckMemory>();
+}

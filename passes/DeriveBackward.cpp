@@ -1,0 +1,482 @@
+//===- DeriveBackward.cpp - A training step's program ---------------------===//
+//
+// With a `train { }` block, builds the program of one training step from the
+// checked forward program (COST-MODEL.md §5, §6.2, §6.4), as high-level ops
+// that insert-collectives then plans and lowers like the user's:
+//  1. clone the forward program; under ZeRO 3 params are stored sharded
+//     over their replica axes (ParamResolver);
+//  2. walk the forward in reverse, asking each op's backward rule
+//     (Op::backward) for its gradient ops: the rules ask this pass for
+//     gradients (summing a value's contributions with adds), for the forward
+//     values they read (saved, or recomputed as `recompute` says) and for the
+//     type each gradient is delivered in;
+//  3. a repeat's backward is a repeat of its body's backward: a carried
+//     value's gradient is carried from the last iteration to the first;
+//  4. a param's gradient sync (a reshard of its accumulated gradient into
+//     its optimizer sharding) follows its last gradient contribution, so the
+//     schedule can issue it as soon as it is final;
+//  5. after the backward, each param's optimizer update and, for ZeRO 1 and
+//     2, the gather of the updated param.
+// The forward is derived as written: a backward op reads its operands as
+// the statement wrote them, so what the forward's plan gathered is gathered
+// again by the backward's (COST-MODEL.md §5, saved values).
+//
+//===----------------------------------------------------------------------===//
+#include "diag/Diagnostic.h"
+#include "ir/Backward.h"
+#include "passes/ParamResolver.h"
+#include "passes/Pipeline.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace shardc;
+
+namespace {
+
+class DeriveBackward : public Pass, private GradientBuilder {
+public:
+  llvm::StringRef name() const override { return "derive-backward"; }
+  bool run(MeshCompile &C, DiagnosticEngine &Diags) override;
+
+private:
+  // GradientBuilder.
+  bool needsGrad(const Value *V) const override {
+    return V->type().Elt != DType::int32;
+  }
+  Value *grad(const Value *V) override;
+  ShardType gradType(const Value *V) const override;
+  void contribute(const Value *V, Value *G) override;
+  Value *saved(const Value *V) override;
+  Value *reshardTo(Value *G, const ShardType &T, const Op &F,
+                   const Value *Wrt) override;
+  OpBuilder &builder() override { return *B; }
+  unsigned statement(const Op &F, const Value *Wrt, OpKind K) override;
+  std::string gradName(const Value *Wrt) const override {
+    return "d" + Wrt->name();
+  }
+
+  // The reverse walk.
+  void block(const Block &Fwd);
+  void repeat(const RepeatOp &R);
+  void leaf(const Op &O);
+  void seed(const Value *V);
+  void exportToOuter(const RepeatOp &R, RepeatOp &BR,
+                     llvm::ArrayRef<Value *> Entering, Block &Outer);
+  Value *recompute(const Value *V);
+  void recomputeBody(const Block &Fwd);
+  void flushSyncs(const Block &Fwd);
+  void emitSync(const Value *P);
+  void optimizer(const Block &Fwd);
+
+  unsigned newStatement(std::string Name, Loc L, OpKind K, Phase Ph,
+                        Provenance From);
+  void addContribution(const Value *V, Value *G) {
+    Scopes.back().Contribs[V].push_back(G);
+  }
+  bool isParam(const Value *V) const { return isa<ParamOp>(V->def()); }
+
+  /// One body being differentiated: the contributions to every value
+  /// received in it, and the forward values recomputed in it.
+  struct Scope {
+    explicit Scope(const Block *Fwd) : Fwd(Fwd) {}
+    const Block *Fwd;
+    llvm::DenseMap<const Value *, llvm::SmallVector<Value *, 2>> Contribs;
+    llvm::DenseMap<const Value *, Value *> Recomputed;
+  };
+
+  MeshCompile *C = nullptr;
+  DiagnosticEngine *Diags = nullptr;
+  const TrainConfig *Train = nullptr;
+  std::shared_ptr<ProgramInfo> Info;
+  std::unique_ptr<Module> TM;
+  std::unique_ptr<OpBuilder> B;
+  std::unique_ptr<ParamResolver> Params;
+  int64_t Repeat = 1; ///< product of the enclosing trip counts
+  std::vector<Scope> Scopes;
+  /// Forward facts taken before any backward op adds users.
+  ForwardFacts Facts;
+  llvm::DenseMap<const Value *, unsigned> UsesLeft; ///< params
+  llvm::DenseMap<const Value *, ShardType> CarriedGradType;
+  llvm::DenseMap<const Value *, int64_t> InitMultiplicity;
+  llvm::DenseSet<const Value *> SavedSet;
+  llvm::SmallVector<const Value *, 4> PendingSyncs;
+  llvm::DenseMap<const Value *, Value *> Synced;
+};
+
+unsigned DeriveBackward::newStatement(std::string Name, Loc L, OpKind K,
+                                      Phase Ph, Provenance From) {
+  Statement S;
+  S.Name = std::move(Name);
+  S.Location = L;
+  S.Kind = K;
+  S.Repeat = Repeat;
+  S.Ph = Ph;
+  S.From = std::move(From);
+  Info->Statements.push_back(std::move(S));
+  return Info->Statements.size() - 1;
+}
+
+unsigned DeriveBackward::statement(const Op &F, const Value *Wrt, OpKind K) {
+  return newStatement(gradName(Wrt), F.loc(), K, Phase::Backward,
+                      {Provenance::Gradient, F.stmt(), Wrt->name()});
+}
+
+//===----------------------------------------------------------------------===//
+// Gradients
+//===----------------------------------------------------------------------===//
+
+ShardType DeriveBackward::gradType(const Value *V) const {
+  if (isParam(V))
+    return Params->gradientType(V);
+  if (auto It = CarriedGradType.find(V); It != CarriedGradType.end())
+    return It->second;
+  // A reshard's result used once takes its gradient straight in the
+  // reshard's source sharding: the op producing it plans the reduction in
+  // one go (a gather written as its own statement gets a ReduceScatter in
+  // backward, as a gather in a contraction's plan does).
+  if (auto *R = dyn_cast<ReshardOp>(V->def());
+      R && Facts.Uses.lookup(V) == 1 && needsGrad(R->operand(0)))
+    return gradType(R->operand(0));
+  return withSharding(V->type(), V->type());
+}
+
+Value *DeriveBackward::grad(const Value *V) {
+  auto &Contribs = Scopes.back().Contribs;
+  auto It = Contribs.find(V);
+  if (It == Contribs.end() || It->second.empty())
+    return nullptr;
+  llvm::SmallVector<Value *, 2> &L = It->second;
+  // A param's contributions all accumulate into its gradient buffer, fused
+  // into the weight-gradient contractions: the last one holds the sum.
+  if (isParam(V) || L.size() == 1)
+    return L.back();
+  // k contributions are summed by k - 1 adds (memory-bound, real traffic).
+  Value *Sum = L.front();
+  for (size_t I = 1; I < L.size(); ++I) {
+    unsigned St = newStatement(gradName(V), V->def()->loc(),
+                               OpKind::Elementwise, Phase::Backward,
+                               {Provenance::Sum, V->def()->stmt(), V->name()});
+    Sum = B->create<ElementwiseOp>(V->def()->loc(), St, {Sum, L[I]},
+                                   gradName(V), gradType(V), ElementwiseFn::add)
+              ->result();
+  }
+  L.assign(1, Sum);
+  return Sum;
+}
+
+void DeriveBackward::contribute(const Value *V, Value *G) {
+  assert(G->type() == gradType(V) && "a contribution has the gradient's type");
+  addContribution(V, G);
+  if (!isParam(V) || --UsesLeft[V] != 0)
+    return;
+  // Its last contribution: the gradient is final.
+  if (Facts.DefBlock.lookup(V) == Scopes.back().Fwd)
+    emitSync(V);
+  else
+    PendingSyncs.push_back(V);
+}
+
+Value *DeriveBackward::reshardTo(Value *G, const ShardType &T, const Op &F,
+                                 const Value *Wrt) {
+  if (G->type() == T)
+    return G;
+  unsigned St = statement(F, Wrt, OpKind::Reshard);
+  return B->create<ReshardOp>(F.loc(), St, {G}, gradName(Wrt), T)->result();
+}
+
+void DeriveBackward::seed(const Value *V) {
+  unsigned St =
+      newStatement(gradName(V), V->def()->loc(), OpKind::Input, Phase::Backward,
+                   {Provenance::Seed, V->def()->stmt(), ""});
+  addContribution(
+      V, B->create<InputOp>(V->def()->loc(), St, {}, gradName(V), gradType(V))
+             ->result());
+}
+
+//===----------------------------------------------------------------------===//
+// Saved values and recomputation (COST-MODEL.md §5)
+//===----------------------------------------------------------------------===//
+
+Value *DeriveBackward::saved(const Value *V) {
+  for (auto S = Scopes.rbegin(); S != Scopes.rend(); ++S)
+    if (Value *R = S->Recomputed.lookup(V))
+      return R;
+  bool Outside = Facts.DefBlock.lookup(V) != Scopes.back().Fwd;
+  bool Kept = Train->Recompute != RecomputePolicy::Selective || Outside ||
+              isa<InputOp, ParamOp>(V->def()) || Facts.SavesInput.count(V);
+  if (!Kept)
+    return recompute(V);
+  if (!isParam(V))
+    SavedSet.insert(V);
+  return const_cast<Value *>(V);
+}
+
+Value *DeriveBackward::recompute(const Value *V) {
+  const Op &F = *V->def();
+  OpBuilder::ValueMap Operands;
+  for (const Value *O : F.operands())
+    Operands[O] = saved(O);
+  unsigned St =
+      newStatement("recompute " + V->name(), F.loc(), F.kind(), Phase::Backward,
+                   {Provenance::Recompute, F.stmt(), V->name()});
+  Value *R = B->clone(F, Operands, [&](const Op &) { return St; })->result();
+  Scopes.back().Recomputed[V] = R;
+  return R;
+}
+
+/// Full recompute: the backward of an iteration first re-runs its forward.
+void DeriveBackward::recomputeBody(const Block &Fwd) {
+  OpBuilder::ValueMap Map;
+  llvm::DenseMap<unsigned, unsigned> Stmts;
+  auto StmtOf = [&](const Op &Src) {
+    if (Src.stmt() == NoStmt)
+      return NoStmt;
+    auto [It, New] = Stmts.try_emplace(Src.stmt(), 0);
+    if (New) {
+      const Statement &S = Info->Statements[Src.stmt()];
+      It->second = newStatement("recompute " + S.Name, S.Location, S.Kind,
+                                Phase::Backward,
+                                {Provenance::Recompute, Src.stmt(), S.Name});
+    }
+    return It->second;
+  };
+  for (const auto &O : Fwd.ops())
+    if (!isa<ParamOp>(O.get()))
+      B->clone(*O, Map, StmtOf);
+  for (auto [From, To] : Map)
+    Scopes.back().Recomputed[From] = To;
+}
+
+//===----------------------------------------------------------------------===//
+// The reverse walk
+//===----------------------------------------------------------------------===//
+
+void DeriveBackward::leaf(const Op &O) {
+  const Value *V = O.result();
+  // An input's gradient (an activation's, for the layers before) is
+  // complete here: its contributions are summed. A param's was synced after
+  // its last contribution.
+  if (isa<InputOp>(O))
+    grad(V);
+}
+
+/// The ops of \p Fwd as they are now: the backward is built into the same
+/// module, a top-level forward's block included, so it grows as it is walked.
+static std::vector<const Op *> snapshot(const Block &Fwd) {
+  std::vector<const Op *> Ops;
+  Ops.reserve(Fwd.ops().size());
+  for (const auto &O : Fwd.ops())
+    Ops.push_back(O.get());
+  return Ops;
+}
+
+void DeriveBackward::block(const Block &Fwd) {
+  std::vector<const Op *> Ops = snapshot(Fwd);
+  for (auto It = Ops.rbegin(); It != Ops.rend(); ++It) {
+    const Op &O = **It;
+    if (auto *R = dyn_cast<RepeatOp>(&O)) {
+      repeat(*R);
+      flushSyncs(Fwd);
+      continue;
+    }
+    if (isa<InputOp, ParamOp>(O)) {
+      leaf(O);
+      continue;
+    }
+    const Value *V = O.result();
+    // An output: computed and never used afterwards.
+    if (Facts.Uses.lookup(V) == 0 && needsGrad(V))
+      seed(V);
+    O.backward(*this);
+  }
+}
+
+void DeriveBackward::repeat(const RepeatOp &R) {
+  // The gradient entering the last iteration: what the ops after the loop
+  // sent back to each carried value, or a seed when nothing used it.
+  llvm::SmallVector<Value *, 2> Entering;
+  for (const RepeatOp::Carried &Cv : R.carried()) {
+    if (!grad(Cv.Next))
+      seed(Cv.Next);
+    Entering.push_back(grad(Cv.Next));
+  }
+  auto *BR = B->createNoResult<RepeatOp>(R.loc(), NoStmt, R.tripCount());
+  Block &Outer = B->block();
+  B->setInsertionPointToEnd(BR->body());
+  int64_t Saved = Repeat;
+  Repeat *= R.tripCount();
+  Scopes.emplace_back(&R.body());
+  for (size_t I = 0; I < R.carried().size(); ++I) {
+    addContribution(R.carried()[I].Next, Entering[I]);
+    InitMultiplicity[R.carried()[I].Init] = Repeat;
+  }
+  if (Train->Recompute == RecomputePolicy::Full)
+    recomputeBody(R.body());
+  block(R.body());
+  exportToOuter(R, *BR, Entering, Outer);
+  Scopes.pop_back();
+  Repeat = Saved;
+  B->setInsertionPointToEnd(Outer);
+}
+
+/// What the body's backward owes the code before the loop: the carried
+/// gradients (carried back to the first iteration), and the per-iteration
+/// gradients of values from outside the body, accumulated over iterations.
+void DeriveBackward::exportToOuter(const RepeatOp &R, RepeatOp &BR,
+                                   llvm::ArrayRef<Value *> Entering,
+                                   Block &Outer) {
+  Scope &Body = Scopes.back();
+  llvm::SmallVector<std::pair<const Value *, Value *>, 4> Out;
+  for (size_t I = 0; I < R.carried().size(); ++I)
+    if (Value *D = grad(R.carried()[I].Init)) {
+      BR.addCarried(Entering[I], D);
+      Out.push_back({R.carried()[I].Init, D});
+    }
+  llvm::SmallVector<const Value *, 4> Shared;
+  for (auto &[V, L] : Body.Contribs)
+    if (Facts.DefBlock.lookup(V) != Body.Fwd && !L.empty() &&
+        !R.carriedFrom(V) && !R.carriedTo(V))
+      Shared.push_back(V);
+  for (const Value *V : Shared) {
+    Value *D = grad(V);
+    // A param's gradient buffer accumulates across iterations by itself;
+    // any other value's gradient is carried through an add per iteration,
+    // from a zero gradient before the loop (the first add is one more than
+    // the N - 1 the sum needs).
+    if (!isParam(V)) {
+      OpBuilder Before(*TM, Outer);
+      size_t At = std::find_if(Outer.ops().begin(), Outer.ops().end(),
+                               [&](const auto &O) { return O.get() == &BR; }) -
+                  Outer.ops().begin();
+      Before.setInsertionPoint(Outer, At);
+      unsigned Z =
+          newStatement(gradName(V), R.loc(), OpKind::Input, Phase::Backward,
+                       {Provenance::Seed, V->def()->stmt(), ""});
+      Value *Zero =
+          Before.create<InputOp>(R.loc(), Z, {}, gradName(V), gradType(V))
+              ->result();
+      unsigned St = newStatement(
+          gradName(V), R.loc(), OpKind::Elementwise, Phase::Backward,
+          {Provenance::Sum, V->def()->stmt(), V->name()});
+      D = B->create<ElementwiseOp>(R.loc(), St, {Zero, D}, gradName(V),
+                                   gradType(V), ElementwiseFn::add)
+              ->result();
+      BR.addCarried(Zero, D);
+    }
+    Out.push_back({V, D});
+  }
+  for (auto [V, D] : Out)
+    Scopes[Scopes.size() - 2].Contribs[V].push_back(D);
+}
+
+void DeriveBackward::flushSyncs(const Block &Fwd) {
+  llvm::SmallVector<const Value *, 4> Later;
+  for (const Value *P : PendingSyncs)
+    if (Facts.DefBlock.lookup(P) == &Fwd)
+      emitSync(P);
+    else
+      Later.push_back(P);
+  PendingSyncs = Later;
+}
+
+void DeriveBackward::emitSync(const Value *P) {
+  const ParamInfo &PI = Params->info(P);
+  Value *G = grad(P);
+  ShardType T = PI.Optimizer;
+  unsigned St = newStatement(
+      gradName(P), P->def()->loc(), OpKind::Reshard, Phase::Sync,
+      {Provenance::Sync, P->def()->stmt(), P->name(), PI.SyncEveryMicrobatch});
+  Synced[P] = G->type() == T ? G
+                             : B->create<ReshardOp>(P->def()->loc(), St, {G},
+                                                    gradName(P), T)
+                                   ->result();
+}
+
+//===----------------------------------------------------------------------===//
+// The optimizer (COST-MODEL.md §6.4)
+//===----------------------------------------------------------------------===//
+
+void DeriveBackward::optimizer(const Block &Fwd) {
+  for (const Op *O : snapshot(Fwd)) {
+    if (auto *R = dyn_cast<RepeatOp>(O)) {
+      if (!Params->anyIn(R->body()))
+        continue;
+      auto *OR = B->createNoResult<RepeatOp>(R->loc(), NoStmt, R->tripCount());
+      Block &Outer = B->block();
+      B->setInsertionPointToEnd(OR->body());
+      int64_t Saved = Repeat;
+      Repeat *= R->tripCount();
+      optimizer(R->body());
+      Repeat = Saved;
+      B->setInsertionPointToEnd(Outer);
+      continue;
+    }
+    auto *P = dyn_cast<ParamOp>(O);
+    if (!P || !Synced.count(P->result()))
+      continue;
+    const Value *V = P->result();
+    ShardType Shard = withSharding(V->type(), Params->info(V).Optimizer);
+    unsigned St =
+        newStatement(V->name(), P->loc(), OpKind::Optimizer, Phase::Optimizer,
+                     {Provenance::Update, P->stmt(), V->name()});
+    Value *U = B->create<OptimizerOp>(P->loc(), St, {Synced[V]}, V->name(),
+                                      Shard, *Train, V->type().Elt)
+                   ->result();
+    if (U->type() == V->type())
+      continue;
+    // ZeRO 1 and 2: every replica gathers the updated param.
+    St = newStatement(V->name(), P->loc(), OpKind::Reshard, Phase::Optimizer,
+                      {Provenance::Gather, P->stmt(), V->name()});
+    B->create<ReshardOp>(P->loc(), St, {U}, V->name(), V->type());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
+  const Module &Checked = Compile.checked();
+  if (!Checked.config().Train)
+    return true;
+  C = &Compile;
+  Diags = &D;
+  Train = &*Checked.config().Train;
+  Info = std::make_shared<ProgramInfo>(Checked.info());
+  TM = std::make_unique<Module>(Info, Compile.mesh(), Checked.config(),
+                                Module::Stage::Checked);
+  B = std::make_unique<OpBuilder>(*TM, TM->body());
+  Params = std::make_unique<ParamResolver>(Compile, *Train);
+  // 1. The forward, with ZeRO 3's params stored sharded.
+  if (!Params->cloneForward(Checked, *B, D))
+    return false;
+  Facts = Params->facts(TM->body());
+  walk<ParamOp>(TM->body(), [&](const ParamOp &P) {
+    UsesLeft[P.result()] = Facts.Uses.lookup(P.result());
+  });
+  for (auto [Next, R] : Facts.CarriedNext) {
+    const RepeatOp::Carried *Cv = R->carriedTo(Next);
+    CarriedGradType.try_emplace(Cv->Init, gradType(Next));
+  }
+  // 2-4. The backward, syncs included.
+  Scopes.emplace_back(&TM->body());
+  block(TM->body());
+  flushSyncs(TM->body());
+  // 5. The optimizer.
+  if (Train->Optimizer != OptimizerKind::None)
+    optimizer(TM->body());
+  Scopes.clear();
+  for (const Value *V : SavedSet)
+    Compile.Tables.Saved.push_back(
+        {V, InitMultiplicity.lookup(V)
+                ? InitMultiplicity.lookup(V)
+                : Info->Statements[V->def()->stmt()].Repeat});
+  Compile.Tables.Params = Params->takeInfos();
+  Compile.setTraining(std::move(TM));
+  return !D.hasErrors();
+}
+
+} // namespace
+
+std::unique_ptr<Pass> shardc::createDeriveBackwardPass() {
+  return std::make_unique<DeriveBackward>();
+}

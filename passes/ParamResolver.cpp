@@ -1,0 +1,177 @@
+//===- ParamResolver.cpp - A training step's params on a mesh -------------===//
+#include "passes/ParamResolver.h"
+#include "diag/Diagnostic.h"
+
+using namespace shardc;
+
+namespace {
+
+/// Every mesh axis \p T uses on no dim and not in its unreduced set.
+AxisSet unusedAxes(const ShardType &T, const MeshSpec &M) {
+  AxisSet All;
+  for (unsigned A = 0; A < M.Axes.size(); ++A)
+    All.insert(AxisId(A));
+  return All.without(T.axesUsed());
+}
+
+/// Clones \p From into \p B, giving each param the type \p ParamType says.
+void cloneBlock(const Block &From, OpBuilder &B, OpBuilder::ValueMap &Map,
+                llvm::function_ref<ShardType(const ParamOp &)> ParamType) {
+  for (const auto &O : From.ops()) {
+    if (auto *P = dyn_cast<ParamOp>(O.get())) {
+      Op *Copy = B.cloneAs(*P, {}, P->result()->name(), ParamType(*P));
+      Map[P->result()] = Copy->result();
+      continue;
+    }
+    auto *R = dyn_cast<RepeatOp>(O.get());
+    if (!R) {
+      B.clone(*O, Map);
+      continue;
+    }
+    auto *Copy = B.createNoResult<RepeatOp>(R->loc(), NoStmt, R->tripCount());
+    OpBuilder Inner(B.module(), Copy->body());
+    cloneBlock(R->body(), Inner, Map, ParamType);
+    for (const RepeatOp::Carried &Cv : R->carried())
+      Copy->addCarried(Map.lookup(Cv.Init) ? Map[Cv.Init] : Cv.Init,
+                       Map[Cv.Next]);
+  }
+}
+
+} // namespace
+
+std::optional<ShardType> ParamResolver::shardOver(ShardType T,
+                                                  AxisSet Axes) const {
+  if (Axes.empty())
+    return T;
+  const MeshSpec &M = C.mesh();
+  int64_t N = axesProduct(Axes, M);
+  for (TensorDim &D : T.Dims) {
+    if (!C.config().AllowPadding && D.Size % (axesProduct(D.Axes, M) * N) != 0)
+      continue;
+    for (AxisId A : Axes.list())
+      D.Axes.push_back(A);
+    return T;
+  }
+  return std::nullopt;
+}
+
+bool ParamResolver::cloneForward(const Module &Checked, OpBuilder &B,
+                                 DiagnosticEngine &Diags) {
+  bool Ok = true;
+  OpBuilder::ValueMap Map;
+  auto ParamType = [&](const ParamOp &P) {
+    const ShardType &Written = P.result()->type();
+    ParamInfo PI;
+    PI.Stmt = P.stmt();
+    PI.Replica = unusedAxes(Written, C.mesh());
+    Infos.push_back(PI);
+    if (Train.Zero != 3)
+      return Written;
+    // ZeRO 3 stores the param itself sharded over its replica axes.
+    if (auto T = shardOver(Written, PI.Replica))
+      return *T;
+    Diags.report(P.loc(), diag::ZeroNoDim, 3u, P.result()->name(),
+                 axisNames(PI.Replica.list(), Checked.names()),
+                 axesProduct(PI.Replica, C.mesh()),
+                 Checked.typeStr(Written, false));
+    Ok = false;
+    return Written;
+  };
+  cloneBlock(Checked.body(), B, Map, ParamType);
+  // The params in clone order are Infos' order.
+  unsigned I = 0;
+  walk<ParamOp>(B.module().body(), [&](const ParamOp &P) {
+    Infos[I].Param = P.result();
+    Index[P.result()] = I++;
+  });
+  for (const ParamInfo &PI : std::vector<ParamInfo>(Infos))
+    Ok &= resolve(cast<ParamOp>(*PI.Param->def()), Diags);
+  return Ok;
+}
+
+AxisSet ParamResolver::reductionAxes(const Value *P) const {
+  AxisSet R;
+  for (const Op *U : P->users()) {
+    auto *Ct = dyn_cast<ContractionOp>(U);
+    if (!Ct)
+      continue;
+    unsigned I = Ct->operand(0) == P ? 0 : 1;
+    const ShardType &Q = Ct->operand(1 - I)->type();
+    // dP = dout * q contracts the dims of the output not in P; the axes
+    // sharding one alike in dout and q give partial sums.
+    for (const TensorDim &D : Ct->result()->type().Dims) {
+      std::optional<unsigned> J = Q.dimIndex(D.Id);
+      if (P->type().dimIndex(D.Id) || !J)
+        continue;
+      const AxisList &Other = Q.Dims[*J].Axes;
+      for (size_t K = 0; K < D.Axes.size() && K < Other.size(); ++K) {
+        if (D.Axes[K] != Other[K])
+          break;
+        R.insert(D.Axes[K]);
+      }
+    }
+  }
+  return R;
+}
+
+bool ParamResolver::resolve(const ParamOp &P, DiagnosticEngine &Diags) {
+  ParamInfo &PI = Infos[Index.lookup(P.result())];
+  const ShardType &Stored = P.result()->type();
+  PI.Reduction = reductionAxes(P.result());
+  std::optional<ShardType> Opt = Stored;
+  if (P.stateType())
+    Opt = withSharding(Stored, *P.stateType());
+  else if (Train.Zero == 1 || Train.Zero == 2)
+    Opt = shardOver(Stored, PI.Replica);
+  if (!Opt) {
+    Diags.report(P.loc(), diag::ZeroNoDim, Train.Zero, P.result()->name(),
+                 axisNames(PI.Replica.list(), C.program().names()),
+                 axesProduct(PI.Replica, C.mesh()),
+                 C.program().typeStr(Stored, false));
+    return false;
+  }
+  PI.Optimizer = *Opt;
+  PI.Optimizer.Elt = Train.Grad;
+  PI.GradBuffer = Train.Zero == 2 ? PI.Optimizer : Stored;
+  PI.GradBuffer.Elt = Train.Grad;
+  PI.SyncEveryMicrobatch =
+      Train.Zero == 2 || !(Stored.axesUsed() & PI.Reduction).empty();
+  PI.StateBytesPerElement =
+      OptimizerOp::stateBytesPerElement(Train, Stored.Elt);
+  return true;
+}
+
+ShardType ParamResolver::gradientType(const Value *P) const {
+  ShardType T = P->type();
+  AxisSet R = info(P).Reduction;
+  for (TensorDim &D : T.Dims)
+    llvm::erase_if(D.Axes, [&](AxisId A) { return R.contains(A); });
+  T.Unreduced = T.Unreduced | R;
+  T.Elt = Train.Grad;
+  return T;
+}
+
+ForwardFacts ParamResolver::facts(const Block &Body) const {
+  ForwardFacts F;
+  walk(Body, [&](const Op &O) {
+    if (const Value *V = O.result()) {
+      F.Uses[V] += V->users().size();
+      F.DefBlock[V] = O.parent();
+    }
+    if (O.savesInputs())
+      for (const Value *V : O.operands())
+        F.SavesInput.insert(V);
+    if (auto *R = dyn_cast<RepeatOp>(&O))
+      for (const RepeatOp::Carried &Cv : R->carried()) {
+        F.CarriedNext[Cv.Next] = R;
+        ++F.Uses[Cv.Next];
+      }
+  });
+  return F;
+}
+
+bool ParamResolver::anyIn(const Block &B) const {
+  bool Any = false;
+  walk<ParamOp>(B, [&](const ParamOp &) { Any = true; });
+  return Any;
+}
