@@ -27,6 +27,12 @@ public:
   virtual Value *grad(const Value *V) = 0;
   /// The type a contribution to \p V's gradient is delivered in.
   virtual ShardType gradType(const Value *V) const = 0;
+  /// True when \p V's gradient contributions accumulate in place into a
+  /// whole gradient buffer, read from the second microbatch on
+  /// (COST-MODEL.md §6.2): a param synced once per step. A param whose
+  /// buffer is sharded (ZeRO 2, FSDP) is reduce-scattered every microbatch
+  /// instead, so its weight-gradient contraction writes a fresh result.
+  virtual bool accumulatesInPlace(const Value *V) const = 0;
   /// Adds \p G, of gradType(V), to \p V's gradient.
   virtual void contribute(const Value *V, Value *G) = 0;
   /// The forward value \p V as a backward op reads it: the saved value, or

@@ -152,7 +152,7 @@ void ContractionOp::backward(GradientBuilder &G) const {
     auto Roles = classifyContraction(L->type(), R->type(), T);
     assert(Roles && "a gradient has its operand's dims");
     G.contribute(P, G.emit<ContractionOp>(*this, P, {L, R}, T, *Roles,
-                                          /*Accumulate=*/IsParam(P)));
+                                          G.accumulatesInPlace(P)));
   }
 }
 

@@ -85,7 +85,8 @@ struct StepSummary {
   double TOpt = 0;         ///< the optimizer updates
   double TParamGather = 0; ///< ZeRO 1-2's gathers of the updated params
   double TStep = 0;
-  double Tokens = 0; ///< per step
+  double Tokens = 0;      ///< per step
+  double GlobalBatch = 0; ///< m x the first dim of the tokens' value
   double TokensPerSecond = 0;
   double ModelFlops = 0; ///< 3 x forward useful FLOPs x m
   double Mfu = 0, Hfu = 0;

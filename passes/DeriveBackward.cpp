@@ -44,6 +44,9 @@ private:
   }
   Value *grad(const Value *V) override;
   ShardType gradType(const Value *V) const override;
+  bool accumulatesInPlace(const Value *V) const override {
+    return isParam(V) && !Params->info(V).SyncEveryMicrobatch;
+  }
   void contribute(const Value *V, Value *G) override;
   Value *saved(const Value *V) override;
   Value *reshardTo(Value *G, const ShardType &T, const Op &F,

@@ -120,8 +120,9 @@ Versions ScheduleStep::block(const Block &B) {
 }
 
 /// COST-MODEL.md §6.5: the product of all but the last dim of the first
-/// carried value, or of the first input when nothing is carried.
-double tokensPerMicrobatch(const Module &M) {
+/// carried value, or of the first input when nothing is carried; and the
+/// batch, its first dim (LANGUAGE.md §7: the program is one microbatch).
+std::pair<double, double> tokensPerMicrobatch(const Module &M) {
   const Value *From = nullptr;
   for (const auto &O : M.body().ops()) {
     if (auto *R = dyn_cast<RepeatOp>(O.get()); R && !R->carried().empty()) {
@@ -133,12 +134,12 @@ double tokensPerMicrobatch(const Module &M) {
       From = O->result();
   }
   if (!From)
-    return 0;
+    return {0, 0};
   double Tokens = 1;
   const auto &Dims = From->type().Dims;
   for (size_t I = 0; I + 1 < Dims.size(); ++I)
     Tokens *= double(Dims[I].Size);
-  return Tokens;
+  return {Tokens, Dims.empty() ? 0 : double(Dims.front().Size)};
 }
 
 bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &) {
@@ -160,7 +161,9 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &) {
   S.TPipe = Step.T;
   S.TSyncExposed = Step.backlogAfter(0);
   S.TStep = S.TPipe + S.TSyncExposed + S.TOpt + S.TParamGather;
-  S.Tokens = tokensPerMicrobatch(*M) * double(Microbatches);
+  auto [Tokens, Batch] = tokensPerMicrobatch(*M);
+  S.Tokens = Tokens * double(Microbatches);
+  S.GlobalBatch = Batch * double(Microbatches);
   double Chips = double(Compile.mesh().numChips());
   if (S.TStep > 0) {
     S.TokensPerSecond = S.Tokens / S.TStep;

@@ -173,9 +173,13 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
   });
 }
 
-/// COST-MODEL.md §6.5: a training step's summary (docs/json.md).
+/// COST-MODEL.md §6.5: a training step's summary, with the names issue 11
+/// fixed for scripts (docs/json.md).
 void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
   J.attributeObject("step", [&] {
+    J.attribute("backward_first_s", S.TBwdFirst);
+    J.attribute("backward_s", S.TBwd);
+    J.attribute("bubble", 0.0); // no pipeline yet
     if (S.CostliestComms) {
       const Statement &St = C.program().statement(*S.CostliestComms);
       J.attributeObject("costliest_collective", [&] {
@@ -185,19 +189,18 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
         J.attribute("time_per_step_s", S.CostliestCommsTime);
       });
     }
+    J.attribute("forward_s", S.TFwd);
+    J.attribute("global_batch", S.GlobalBatch);
     J.attribute("hfu", S.Hfu);
     J.attribute("mfu", S.Mfu);
     J.attribute("microbatches", S.Microbatches);
     J.attribute("model_flops", S.ModelFlops);
-    J.attribute("t_backward_first_s", S.TBwdFirst);
-    J.attribute("t_backward_s", S.TBwd);
-    J.attribute("t_forward_s", S.TFwd);
-    J.attribute("t_optimizer_s", S.TOpt);
-    J.attribute("t_param_gather_s", S.TParamGather);
-    J.attribute("t_pipe_s", S.TPipe);
-    J.attribute("t_step_s", S.TStep);
-    J.attribute("t_sync_exposed_s", S.TSyncExposed);
-    J.attribute("t_sync_s", S.TSync);
+    J.attribute("optimizer_s", S.TOpt);
+    J.attribute("param_gather_s", S.TParamGather);
+    J.attribute("pipeline_s", S.TPipe);
+    J.attribute("sync_exposed_s", S.TSyncExposed);
+    J.attribute("sync_s", S.TSync);
+    J.attribute("time_s", S.TStep);
     J.attribute("tokens", S.Tokens);
     J.attribute("tokens_per_s", S.TokensPerSecond);
   });
@@ -205,14 +208,16 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
 
 /// COST-MODEL.md §7: bytes per chip by term (docs/json.md).
 void memoryJson(OStream &J, const MemorySummary &M) {
+  auto Term = [&](MemoryTerm T) { return M.Bytes[unsigned(T)]; };
   J.attributeObject("memory", [&] {
+    J.attribute("activations_bytes", Term(MemoryTerm::Activations));
     J.attribute("activations_in_flight", M.InFlight);
-    J.attribute("capacity_bytes", M.Capacity);
-    J.attributeObject("terms", [&] {
-      for (unsigned T = 0; T < NumMemoryTerms; ++T)
-        J.attribute(memoryTermName(MemoryTerm(T)), M.Bytes[T]);
-    });
+    J.attribute("gradients_bytes", Term(MemoryTerm::Gradients));
+    J.attribute("hbm_bytes", M.Capacity);
+    J.attribute("optimizer_bytes", Term(MemoryTerm::Optimizer));
     J.attribute("total_bytes", M.Total);
+    J.attribute("transient_bytes", Term(MemoryTerm::Transient));
+    J.attribute("weights_bytes", Term(MemoryTerm::Weights));
   });
 }
 

@@ -225,6 +225,9 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
   OS << fmt::format("  step time            {}  (T_pipe + exposed sync + "
                     "optimizer + param gather)\n",
                     formatTime(S.TStep));
+  OS << fmt::format("  global batch         {}  ({} x {})\n",
+                    wholeNumber(S.GlobalBatch), Mb,
+                    wholeNumber(S.GlobalBatch / double(Mb)));
   OS << fmt::format("  tokens               {} per step, {} per second\n",
                     wholeNumber(S.Tokens), wholeNumber(S.TokensPerSecond));
   OS << fmt::format("  MFU                  {:.1f}%  (model FLOPs = 3 x "
