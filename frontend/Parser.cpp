@@ -252,7 +252,8 @@ private:
 /// item's tree (and any error nodes since the last item), is moved aside;
 /// (3) at the parser's next event, once the runtime no longer touches that
 /// item (exitRule still reads it after the listener returns), the moved-aside
-/// tree and the item's tokens are freed.
+/// tree and the item's tokens are freed. No token of a freed item may be
+/// reachable from what stays: so the file rule's context keeps no start.
 class ItemBuilder final : public antlr4::tree::ParseTreeListener {
 public:
   ItemBuilder(ShardParser &P, ItemTokenStream &Tokens, const SourceText &Text,
@@ -267,6 +268,10 @@ public:
     releaseRetired();
     if (!FileCtx && Ctx->getRuleIndex() == ShardParser::RuleFile) {
       FileCtx = Ctx;
+      // Its start token is the first item's, freed with that item: kept, it
+      // would dangle for the rest of the parse (a syntax error reported in
+      // the file rule reads its context's start). The file has no start.
+      FileCtx->start = nullptr;
       std::swap(P.getTreeTracker(), FileTree);
     }
   }

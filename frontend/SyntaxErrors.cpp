@@ -56,6 +56,8 @@ std::string display(const SourceText &Text, antlr4::Token *T) {
 std::vector<std::string> keywordsWhere(antlr4::RuleContext *Ctx) {
   auto *C = dynamic_cast<antlr4::ParserRuleContext *>(Ctx);
   antlr4::Token *Start = C ? C->getStart() : nullptr;
+  if (!Start)
+    return {};
   for (; C && C->getStart() == Start;
        C = dynamic_cast<antlr4::ParserRuleContext *>(C->parent)) {
     if (C->getRuleIndex() == P::RuleItem) {
@@ -75,6 +77,8 @@ std::vector<std::string> keywordsWhere(antlr4::RuleContext *Ctx) {
 
 /// The rule context and first token of the construct that failed: the
 /// decision's for a no-viable-alternative error, else the current rule's.
+/// The token is null for the file rule, whose tokens are freed item by item
+/// (Parser.cpp's ItemBuilder): only a context within an item has one.
 std::pair<antlr4::RuleContext *, antlr4::Token *>
 failedConstruct(antlr4::Recognizer *R, std::exception_ptr E) {
   if (E) {
