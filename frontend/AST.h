@@ -158,14 +158,14 @@ struct RepeatDecl : DeclOf<DeclKind::Repeat> {
   std::vector<DeclPtr> Body;
 };
 
-enum class RhsKind : uint8_t { Binary, Call, Copy };
+enum class RhsKind : uint8_t { Binary, Call, Copy, Scale };
 
 /// `out[...] = p[...] * q[...];`, `out: fp32[...] = f(a, b);`, `out[...] = t;`
 struct AssignDecl : DeclOf<DeclKind::Assign> {
   Ident Out;
   TensorTypeAST OutType; ///< DType set only for the typed form
   RhsKind Rhs = RhsKind::Copy;
-  char Op = 0; ///< '*', '+' or '-' for Binary
+  char Op = 0; ///< '*', '+' or '-' for Binary; '*' or '/' for Scale
   llvm::SMRange OpRange;
   Ident Callee; ///< for Call
   std::vector<OperandAST> Args;

@@ -258,6 +258,12 @@ DeclPtr Builder::assignStmt(P::AssignStmtContext *C) {
     D->Op = Text.text(B->op).front();
     D->OpRange = Text.range(B->op);
     Rhs = B;
+  } else if (auto *S = childAt<P::ScaleRhsContext>(C, 2)) {
+    // `x * 2`, `x / 4`, `2 * x`: the constant does not change the cost.
+    D->Rhs = RhsKind::Scale;
+    D->Op = Text.text(S->op).front();
+    D->OpRange = Text.range(S->op);
+    Rhs = S;
   } else if (auto *F = childAt<P::CallRhsContext>(C, 2)) {
     D->Rhs = RhsKind::Call;
     D->Callee = Text.ident(first(F, P::ID));

@@ -148,6 +148,7 @@ void Printer::decl(const Decl &D, unsigned Indent) {
     std::string Rhs =
         A->Rhs == RhsKind::Binary ? std::string("binary '") + A->Op + "'"
         : A->Rhs == RhsKind::Call ? "call '" + A->Callee.Name + "'"
+        : A->Rhs == RhsKind::Scale ? std::string("scale '") + A->Op + "'"
                                   : std::string("copy");
     line(Indent,
          Head + " '" + A->Out.Name + "' : " + type(A->OutType) + " = " + Rhs);

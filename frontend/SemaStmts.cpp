@@ -379,7 +379,9 @@ Op *Sema::contraction(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
 Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                       const ShardType &Out) {
   std::optional<ElementwiseFn> Fn;
-  if (D.Rhs == RhsKind::Binary) {
+  if (D.Rhs == RhsKind::Scale) {
+    Fn = ElementwiseFn::scale;
+  } else if (D.Rhs == RhsKind::Binary) {
     Fn = D.Op == '+'   ? ElementwiseFn::add
          : D.Op == '-' ? ElementwiseFn::sub
                        : ElementwiseFn::mul;

@@ -62,6 +62,8 @@ lhs         : ID ':' tensorType                 # typedLhs
             | ID '[' indexList ']' unreduced?   # indexedLhs
             ;
 rhs         : operand op=('*' | '+' | '-') operand  # binaryRhs
+            | ( operand op=('*' | '/') NUMBER
+              | NUMBER op='*' operand )             # scaleRhs
             | ID '(' operand (',' operand)* ')'     # callRhs
             | operand                               # copyRhs
             ;

@@ -224,14 +224,15 @@ double shardc::elementwiseGradFlops(ElementwiseFn F) {
 }
 std::optional<ElementwiseFn> shardc::parseElementwise(llvm::StringRef Name) {
   for (unsigned I = 0; I < std::size(Fns); ++I)
-    if (Name == Fns[I].Name)
+    if (Name == Fns[I].Name && ElementwiseFn(I) != ElementwiseFn::scale)
       return ElementwiseFn(I);
   return std::nullopt;
 }
 std::vector<std::string> shardc::elementwiseNames() {
   std::vector<std::string> Out;
   for (const FnInfo &F : Fns)
-    Out.push_back(F.Name);
+    if (llvm::StringRef(F.Name) != "scale") // written `x * 2`, not called
+      Out.push_back(F.Name);
   return Out;
 }
 
