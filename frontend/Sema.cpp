@@ -109,12 +109,14 @@ void Sema::reportUndefined(const Ident &Name, llvm::StringRef What,
 }
 
 bool Sema::run() {
-  for (const auto &F : P.Files)
+  for (const auto &F : P.Files) {
+    InMainFile = &F == &P.Files.back();
     for (const DeclPtr &D : F->Items) {
       if (Diags.shouldStop())
         return false;
       declareItem(*D);
     }
+  }
   for (const auto &F : P.Files)
     for (const DeclPtr &D : F->Items) {
       if (Diags.shouldStop())
@@ -125,6 +127,8 @@ bool Sema::run() {
   // IR and report show the mesh; with no tensor asking, no error is due.
   if (!MeshChosen)
     chooseMesh(llvm::SMRange());
+  if (TrainBlock && !AnyParam && !Diags.hasErrors())
+    Diags.report(TrainBlock->Range.Start, diag::TrainWithoutParams);
   return !Diags.hasErrors();
 }
 

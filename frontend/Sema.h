@@ -155,6 +155,9 @@ private:
   llvm::StringSet<> RejectedDims;
   const Expr *ConfigMesh = nullptr;
   const TrainDecl *TrainBlock = nullptr;
+  bool AnyParam = false;
+  /// Whether the items being declared are the main file's (not an import's).
+  bool InMainFile = false;
   ModuleConfig Config;
   const MeshSpec *Mesh = nullptr;
   bool MeshChosen = false;

@@ -42,6 +42,12 @@ std::optional<DType> Sema::chooseDType(const Property &P, const PropValue &V,
 }
 
 void Sema::train(const TrainDecl &D) {
+  // A training step is the main file's: a preset file it imports cannot
+  // turn it into one.
+  if (!InMainFile) {
+    Diags.report(D.Range.Start, diag::TrainInImport);
+    return;
+  }
   if (TrainBlock) {
     Diags.report(D.Range.Start, diag::DuplicateTrain);
     Diags.report(TrainBlock->Range.Start, diag::FirstTrainHere);
@@ -106,6 +112,10 @@ void Sema::param(const ParamDecl &D) {
   if (!chooseMesh(D.Range))
     return;
   std::optional<ShardType> T = resolveType(D.Type, /*NeedDType=*/true);
+  if (T && !T->Unreduced.empty()) {
+    Diags.report(D.Type.Range, diag::ParamUnreduced, D.Name.Name);
+    T.reset();
+  }
   std::optional<ShardType> State;
   if (T && D.StateWord) {
     if (D.StateWord->Name != "state") {
@@ -125,6 +135,7 @@ void Sema::param(const ParamDecl &D) {
     }
   }
   Value *V = nullptr;
+  AnyParam = true;
   if (T) {
     unsigned St = addStatement(D.Range, D.Name.Name, OpKind::Param);
     V = Builder

@@ -63,6 +63,10 @@ std::string shardc::describeProvenance(const Provenance &P,
   case Provenance::Seed:
     return fmt::format("seed: the gradient of output '{}' (line {})", Fwd.Name,
                        Line);
+  case Provenance::Zero:
+    return fmt::format("zero gradient of '{}', accumulated over the loop's "
+                       "iterations",
+                       P.Wrt);
   case Provenance::Gradient:
     return fmt::format("grad of '{}' at line {} w.r.t. {}", Fwd.Name, Line,
                        P.Wrt);

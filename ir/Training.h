@@ -51,7 +51,16 @@ llvm::StringRef phaseName(Phase P);
 /// the sum of a value's gradient contributions; or a param's gradient sync,
 /// optimizer update, or gather of the updated param.
 struct Provenance {
-  enum Kind : uint8_t { Seed, Gradient, Recompute, Sum, Sync, Update, Gather };
+  enum Kind : uint8_t {
+    Seed,
+    Zero,
+    Gradient,
+    Recompute,
+    Sum,
+    Sync,
+    Update,
+    Gather
+  };
   Kind What = Gradient;
   unsigned Stmt = 0; ///< the forward statement
   std::string Wrt;   ///< Gradient: the operand; Sum/Sync/Update: the value

@@ -35,19 +35,33 @@ llvm::StringRef shardc::memoryTermName(MemoryTerm T) {
 
 namespace {
 
-/// What would shrink a term, for the over-HBM error's notes.
-llvm::StringRef shrinkHint(MemoryTerm T) {
+/// What would shrink a term, given what the step already does: never a
+/// setting the file already has.
+std::string shrinkHint(MemoryTerm T, const TrainConfig &C) {
+  const char *MoreAxes = "shard the params over more axes (tensor or "
+                         "pipeline parallelism)";
   switch (T) {
   case MemoryTerm::Weights:
-    return "shard the params over more axes (tensor or pipeline "
-           "parallelism), or store them sharded (zero = 3)";
-  case MemoryTerm::Gradients:
-    return "zero = 2 shards the gradient buffers; grad = bf16 halves them";
+    return C.Zero < 3 ? std::string(MoreAxes) +
+                            ", or store them sharded over the data axes "
+                            "(zero = 3)"
+                      : MoreAxes;
+  case MemoryTerm::Gradients: {
+    std::string H = C.Zero < 2 ? "zero = 2 shards the gradient buffers" : "";
+    if (dtypeBytes(C.Grad) > 2)
+      H += std::string(H.empty() ? "" : "; ") + "grad = bf16 halves them";
+    return H.empty() ? MoreAxes : H;
+  }
   case MemoryTerm::Optimizer:
-    return "zero = 1 shards the optimizer state over the replica axes";
+    return C.Zero < 1
+               ? "zero = 1 shards the optimizer state over the replica axes"
+               : std::string(MoreAxes) + " (the optimizer state follows them)";
   case MemoryTerm::Activations:
-    return "recompute = selective or full saves fewer activations; so does "
-           "a smaller microbatch";
+    return C.Recompute != RecomputePolicy::Full
+               ? "recompute = selective or full saves fewer activations; so "
+                 "does a smaller microbatch"
+               : "a smaller microbatch, or sharding the activations over "
+                 "more axes (sequence or context parallelism)";
   case MemoryTerm::Transient:
     return "the largest set of values one statement gathers";
   }
@@ -112,7 +126,7 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   });
   for (MemoryTerm T : Order)
     Diags.report(Train->At, diag::MemoryTermNote, memoryTermName(T).str(),
-                 formatAmount(S.Bytes[unsigned(T)], "B"), shrinkHint(T).str());
+                 formatAmount(S.Bytes[unsigned(T)], "B"), shrinkHint(T, *Train));
   // Reported, and the report still printed: the pipeline goes on.
   return true;
 }

@@ -27,6 +27,8 @@
 #include "passes/ParamResolver.h"
 #include "passes/Pipeline.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace shardc;
 
@@ -82,7 +84,9 @@ private:
   struct Scope {
     explicit Scope(const Block *Fwd) : Fwd(Fwd) {}
     const Block *Fwd;
-    llvm::DenseMap<const Value *, llvm::SmallVector<Value *, 2>> Contribs;
+    /// In the order values first received one (program output stays
+    /// deterministic).
+    llvm::MapVector<const Value *, llvm::SmallVector<Value *, 2>> Contribs;
     llvm::DenseMap<const Value *, Value *> Recomputed;
   };
 
@@ -100,7 +104,7 @@ private:
   llvm::DenseMap<const Value *, unsigned> UsesLeft; ///< params
   llvm::DenseMap<const Value *, ShardType> CarriedGradType;
   llvm::DenseMap<const Value *, int64_t> InitMultiplicity;
-  llvm::DenseSet<const Value *> SavedSet;
+  llvm::SetVector<const Value *> SavedSet;
   llvm::SmallVector<const Value *, 4> PendingSyncs;
   llvm::DenseMap<const Value *, Value *> Synced;
 };
@@ -136,8 +140,11 @@ ShardType DeriveBackward::gradType(const Value *V) const {
   // reshard's source sharding: the op producing it plans the reduction in
   // one go (a gather written as its own statement gets a ReduceScatter in
   // backward, as a gather in a contraction's plan does).
+  // A carried value's gradient has the type its pair's does (it crosses
+  // iterations), so it is never fused.
   if (auto *R = dyn_cast<ReshardOp>(V->def());
-      R && Facts.Uses.lookup(V) == 1 && needsGrad(R->operand(0)))
+      R && Facts.Uses.lookup(V) == 1 && !Facts.CarriedNext.count(V) &&
+      needsGrad(R->operand(0)))
     return gradType(R->operand(0));
   return withSharding(V->type(), V->type());
 }
@@ -148,9 +155,11 @@ Value *DeriveBackward::grad(const Value *V) {
   if (It == Contribs.end() || It->second.empty())
     return nullptr;
   llvm::SmallVector<Value *, 2> &L = It->second;
-  // A param's contributions all accumulate into its gradient buffer, fused
-  // into the weight-gradient contractions: the last one holds the sum.
-  if (isParam(V) || L.size() == 1)
+  // A param synced once per step accumulates every contribution into its
+  // gradient buffer, fused into the weight-gradient contractions: the last
+  // one holds the sum. Other params' contributions are summed like any
+  // value's.
+  if (L.size() == 1 || accumulatesInPlace(V))
     return L.back();
   // k contributions are summed by k - 1 adds (memory-bound, real traffic).
   Value *Sum = L.front();
@@ -242,9 +251,16 @@ void DeriveBackward::recomputeBody(const Block &Fwd) {
     }
     return It->second;
   };
-  for (const auto &O : Fwd.ops())
-    if (!isa<ParamOp>(O.get()))
-      B->clone(*O, Map, StmtOf);
+  for (const auto &O : Fwd.ops()) {
+    if (isa<ParamOp>(O.get()))
+      continue;
+    // What the iteration reads from outside (its carried value, shared
+    // inputs) is what full recompute keeps.
+    for (Value *In : O->operands())
+      if (!Map.count(In) && !isParam(In))
+        Map[In] = saved(In);
+    B->clone(*O, Map, StmtOf);
+  }
   for (auto [From, To] : Map)
     Scopes.back().Recomputed[From] = To;
 }
@@ -353,7 +369,7 @@ void DeriveBackward::exportToOuter(const RepeatOp &R, RepeatOp &BR,
       Before.setInsertionPoint(Outer, At);
       unsigned Z =
           newStatement(gradName(V), R.loc(), OpKind::Input, Phase::Backward,
-                       {Provenance::Seed, V->def()->stmt(), ""});
+                       {Provenance::Zero, V->def()->stmt(), V->name()});
       Value *Zero =
           Before.create<InputOp>(R.loc(), Z, {}, gradName(V), gradType(V))
               ->result();

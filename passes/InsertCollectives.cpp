@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/ContractionPlans.h"
+#include "diag/Diagnostic.h"
 #include "passes/Pipeline.h"
 
 using namespace shardc;
@@ -152,14 +153,27 @@ private:
     return C->config().AllowPadding ? nullptr : &C->mesh();
   }
 
+  /// An op no plan lowers: a bug (the frontend checks every written op,
+  /// and derive-backward's ops are built to have one), reported at the op
+  /// instead of lowering nothing; the rest of the module is skipped.
+  void noPlan(const Op &O, llvm::StringRef What) {
+    Diags->report(O.loc(), diag::NoPlanInternal,
+                  O.result() ? O.result()->name() : "", What.str());
+    Failed = true;
+  }
+
   MeshCompile *C = nullptr;
+  DiagnosticEngine *Diags = nullptr;
+  bool Failed = false;
   std::unique_ptr<OpBuilder> B;
   /// The lowered value of each checked value, by checked value id.
   std::vector<Value *> Map;
 };
 
-bool InsertCollectives::run(MeshCompile &Compile, DiagnosticEngine &) {
+bool InsertCollectives::run(MeshCompile &Compile, DiagnosticEngine &D) {
   C = &Compile;
+  Diags = &D;
+  Failed = false;
   const Module &Checked = Compile.program();
   auto Lowered =
       std::make_unique<Module>(Checked.sharedInfo(), Compile.mesh(),
@@ -168,6 +182,8 @@ bool InsertCollectives::run(MeshCompile &Compile, DiagnosticEngine &) {
   Map.assign(Checked.numValueIds(), nullptr);
   Compile.Tables.Choices.assign(Checked.info().Statements.size(), std::nullopt);
   block(Checked.body(), Lowered->body());
+  if (Failed)
+    return false;
   Compile.setLowered(std::move(Lowered));
   return true;
 }
@@ -179,6 +195,8 @@ void InsertCollectives::block(const Block &From, Block &To) {
 }
 
 void InsertCollectives::op(const Op &O) {
+  if (Failed)
+    return;
   if (auto *R = llvm::dyn_cast<RepeatOp>(&O)) {
     auto *Copy = B->createNoResult<RepeatOp>(O.loc(), O.stmt(), R->tripCount());
     Block &Outer = B->block();
@@ -255,7 +273,8 @@ void InsertCollectives::reshard(const ReshardOp &O) {
     return convertingReshard(O);
   std::optional<ReshardSteps> Steps =
       planReshard(Src->type(), Dst->type(), evenOn());
-  assert(Steps && "the frontend checks that every reshard has a plan");
+  if (!Steps)
+    return noPlan(O, "a reshard");
   if (Steps->empty()) // nothing moves: the result is a view of the operand
     Steps->push_back({StepKind::View, {}, -1, -1, Src->type(), Dst->type()});
   map(Dst, emit(lowered(Src), *Steps, O, Dst->name()));
@@ -266,12 +285,14 @@ void InsertCollectives::local(const Op &O) {
   ShardType Natural = O.naturalType();
   std::optional<ReshardSteps> Steps =
       planReshard(Natural, Final->type(), evenOn());
-  assert(Steps && "the frontend checks that every result has a plan");
+  if (!Steps)
+    return noPlan(O, "its result's sharding");
   llvm::SmallVector<Value *, 4> Operands = loweredOperands(O);
   for (unsigned I = 0; I < O.numOperands(); ++I) {
     std::optional<ReshardSteps> In =
         planReshard(O.operand(I)->type(), O.requiredOperandType(I), evenOn());
-    assert(In && "the frontend checks that every operand has a plan");
+    if (!In)
+      return noPlan(O, "an operand's sharding");
     Operands[I] = emit(Operands[I], *In, O, "");
   }
   // The op computes in its operands' sharding; the written type follows.
@@ -322,7 +343,8 @@ void InsertCollectives::convertingReshard(const ReshardOp &O) {
     PlanPrice Price = priceConversion(Steps);
     keepBestTwo(PricedSteps{std::move(Steps), Price}, Best, Second);
   }
-  assert(Best && "the frontend checks that every reshard has a plan");
+  if (!Best)
+    return noPlan(O, "a converting reshard");
   auto Summary = [&](const PricedSteps &P) {
     PlanSummary S{{}, P.Price.Time, P.Price.Bytes};
     addPlanSteps(S, P.Steps, Src);
@@ -376,7 +398,8 @@ void InsertCollectives::contraction(const ContractionOp &O) {
   forEachContractionPlan(Shape, evenOn(), [&](const ContractionPlan &P) {
     keepBestTwo(price(O, P), Best, Second);
   });
-  assert(Best && "the frontend checks that every contraction has a plan");
+  if (!Best)
+    return noPlan(O, "a contraction");
   const ContractionPlan &P = Best->Plan;
   const std::string &Final = O.result()->name();
   Value *L = emit(lowered(O.operand(0)), P.LSteps, O, "");

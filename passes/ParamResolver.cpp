@@ -91,17 +91,28 @@ bool ParamResolver::cloneForward(const Module &Checked, OpBuilder &B,
 
 AxisSet ParamResolver::reductionAxes(const Value *P) const {
   AxisSet R;
-  for (const Op *U : P->users()) {
-    auto *Ct = dyn_cast<ContractionOp>(U);
-    if (!Ct)
-      continue;
-    unsigned I = Ct->operand(0) == P ? 0 : 1;
+  // The contractions reading the param, directly or through reshards (a
+  // renamed or cast copy, `w[E, F] = W;`): their weight gradients reach the
+  // param with the same partial sums.
+  llvm::SmallVector<std::pair<const ContractionOp *, const Value *>, 4> Uses;
+  llvm::SmallVector<const Value *, 4> Work{P};
+  while (!Work.empty()) {
+    const Value *V = Work.pop_back_val();
+    for (const Op *U : V->users()) {
+      if (auto *Ct = dyn_cast<ContractionOp>(U))
+        Uses.push_back({Ct, V});
+      else if (auto *Rs = dyn_cast<ReshardOp>(U))
+        Work.push_back(Rs->result());
+    }
+  }
+  for (auto [Ct, Via] : Uses) {
+    unsigned I = Ct->operand(0) == Via ? 0 : 1;
     const ShardType &Q = Ct->operand(1 - I)->type();
     // dP = dout * q contracts the dims of the output not in P; the axes
     // sharding one alike in dout and q give partial sums.
     for (const TensorDim &D : Ct->result()->type().Dims) {
       std::optional<unsigned> J = Q.dimIndex(D.Id);
-      if (P->type().dimIndex(D.Id) || !J)
+      if (Via->type().dimIndex(D.Id) || !J)
         continue;
       const AxisList &Other = Q.Dims[*J].Axes;
       for (size_t K = 0; K < D.Axes.size() && K < Other.size(); ++K) {

@@ -31,6 +31,10 @@ const std::map<std::string, std::string> Unreachable = {
     {"InvalidNumber",
      "the lexer's NUMBER rule admits only literals parseNumber accepts; a "
      "literal too large is IntegerOverflow or NotFinite"},
+    {"NoPlanInternal",
+     "a shardc bug turned into a located error: the frontend checks that "
+     "every written op has a plan and derive-backward builds its ops to "
+     "have one; no input is known to reach it"},
 };
 
 /// What one `DIAG:` line names, with where it was found.
