@@ -18,7 +18,12 @@ std::vector<TensorInfo> shardc::inputTensors(const MeshCompile &C) {
   const MeshSpec &Mesh = C.mesh();
   const ChipSpec &Chip = Mesh.Cluster->Chip;
   const Module &M = *C.lowered();
-  walk<InputOp>(M.body(), [&](const InputOp &O) {
+  // Outside a training step a param is a tensor (LANGUAGE.md §7); in one,
+  // the memory table reports the params.
+  bool Training = C.config().Train.has_value();
+  walk(M.body(), [&](const Op &O) {
+    if (!isa<InputOp>(O) && (Training || !isa<ParamOp>(O)))
+      return;
     // A training step's gradient seeds are not the program's tensors.
     if (M.statement(O.stmt()).Ph != Phase::Forward)
       return;
