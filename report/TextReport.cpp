@@ -216,8 +216,9 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                                       "the gradient buffers are read)",
                                       formatTime(S.TBwdFirst))
                         : "");
-  OS << fmt::format("  T_pipe               {}  (m x (t_f + t_b))\n",
-                    formatTime(S.TPipe));
+  OS << fmt::format("  T_pipe               {}  ({})\n", formatTime(S.TPipe),
+                    Mb == 1 ? "t_f + t_b"
+                            : "m x t_f + the first t_b + (m - 1) x t_b");
   OS << fmt::format("  gradient sync        {} exposed of {} issued\n",
                     formatTime(S.TSyncExposed), formatTime(S.TSync));
   OS << fmt::format("  optimizer            {}\n", formatTime(S.TOpt));
