@@ -146,10 +146,10 @@ void Printer::decl(const Decl &D, unsigned Indent) {
       decl(*Item, Indent + 1);
   } else if (auto *A = llvm::dyn_cast<AssignDecl>(&D)) {
     std::string Rhs =
-        A->Rhs == RhsKind::Binary ? std::string("binary '") + A->Op + "'"
-        : A->Rhs == RhsKind::Call ? "call '" + A->Callee.Name + "'"
+        A->Rhs == RhsKind::Binary  ? std::string("binary '") + A->Op + "'"
+        : A->Rhs == RhsKind::Call  ? "call '" + A->Callee.Name + "'"
         : A->Rhs == RhsKind::Scale ? std::string("scale '") + A->Op + "'"
-                                  : std::string("copy");
+                                   : std::string("copy");
     line(Indent,
          Head + " '" + A->Out.Name + "' : " + type(A->OutType) + " = " + Rhs);
     for (const OperandAST &O : A->Args)

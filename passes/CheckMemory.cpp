@@ -126,7 +126,8 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   });
   for (MemoryTerm T : Order)
     Diags.report(Train->At, diag::MemoryTermNote, memoryTermName(T).str(),
-                 formatAmount(S.Bytes[unsigned(T)], "B"), shrinkHint(T, *Train));
+                 formatAmount(S.Bytes[unsigned(T)], "B"),
+                 shrinkHint(T, *Train));
   // Reported, and the report still printed: the pipeline goes on.
   return true;
 }

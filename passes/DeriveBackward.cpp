@@ -142,9 +142,9 @@ ShardType DeriveBackward::gradType(const Value *V) const {
   // backward, as a gather in a contraction's plan does).
   // A carried value's gradient has the type its pair's does (it crosses
   // iterations), so it is never fused.
-  if (auto *R = dyn_cast<ReshardOp>(V->def());
-      R && Facts.Uses.lookup(V) == 1 && !Facts.CarriedNext.count(V) &&
-      needsGrad(R->operand(0)))
+  if (auto *R = dyn_cast<ReshardOp>(V->def()); R && Facts.Uses.lookup(V) == 1 &&
+                                               !Facts.CarriedNext.count(V) &&
+                                               needsGrad(R->operand(0)))
     return gradType(R->operand(0));
   return withSharding(V->type(), V->type());
 }

@@ -22,8 +22,8 @@
 // The checked module is never changed, so the same one lowers for any mesh.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/ContractionPlans.h"
 #include "diag/Diagnostic.h"
+#include "ir/ContractionPlans.h"
 #include "passes/Pipeline.h"
 
 using namespace shardc;

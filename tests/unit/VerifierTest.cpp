@@ -292,4 +292,98 @@ TEST_F(IRVerifierTest, RepeatNeedsAPositiveTripCount) {
   EXPECT_EQ(verifyModule(*M), "'repeat' op: needs a positive trip count");
 }
 
+TEST_F(IRVerifierTest, ParamStateMustHaveTheParamsDims) {
+  auto M = module();
+  OpBuilder Bld(*M, M->body());
+  Bld.create<ParamOp>({}, 0, {}, "W", type({dim(B), dim(D)}),
+                      type({dim(B, {X}), dim(D)}));
+  EXPECT_EQ(verifyModule(*M), "");
+  auto Bad = module();
+  OpBuilder Bad2(*Bad, Bad->body());
+  Bad2.create<ParamOp>({}, 0, {}, "W", type({dim(B), dim(D)}),
+                       type({dim(B, {X})}));
+  EXPECT_EQ(verifyModule(*Bad),
+            "'param' op: its state sharding must have the param's dims");
+}
+
+TEST_F(IRVerifierTest, ElementwiseGradInvariants) {
+  auto Check = [&](Module::Stage S, llvm::ArrayRef<ShardType> Ins,
+                   const ShardType &Out, const char *Want) {
+    auto M = module(S);
+    OpBuilder Bld(*M, M->body());
+    llvm::SmallVector<Value *, 2> Ops;
+    for (const ShardType &T : Ins)
+      Ops.push_back(input(Bld, T));
+    Bld.create<ElementwiseGradOp>({}, 0, Ops, "dx", Out, ElementwiseFn::gelu,
+                                  0u);
+    EXPECT_EQ(verifyModule(*M), Want);
+  };
+  ShardType T = type({dim(B, {X}), dim(D)});
+  Check(Module::Stage::Lowered, {T, T}, T, "");
+  Check(Module::Stage::Checked, {T}, T,
+        "'elementwise_grad' op: takes the output gradient and one saved "
+        "value");
+  Check(Module::Stage::Checked, {T, type({dim(B, {X})})}, T,
+        "'elementwise_grad' op: operands and result must have the same dims");
+  Check(Module::Stage::Checked, {T, type({dim(B), dim(D)})}, T,
+        "'elementwise_grad' op: the output gradient must be sharded like the "
+        "saved value");
+  // Before insert-collectives the result may be written in any sharding;
+  // after it, the op computes in the saved value's.
+  Check(Module::Stage::Checked, {T, T}, type({dim(B), dim(D)}), "");
+  Check(Module::Stage::Lowered, {T, T}, type({dim(B), dim(D)}),
+        "'elementwise_grad' op: the result must have the saved value's "
+        "sharding");
+}
+
+TEST_F(IRVerifierTest, OptimizerInvariants) {
+  auto Check = [&](llvm::ArrayRef<ShardType> Ins, const ShardType &Out,
+                   const char *Want) {
+    auto M = module();
+    OpBuilder Bld(*M, M->body());
+    llvm::SmallVector<Value *, 2> Ops;
+    for (const ShardType &T : Ins)
+      Ops.push_back(input(Bld, T));
+    Bld.create<OptimizerOp>({}, 0, Ops, "W", Out, TrainConfig(), DType::bf16);
+    EXPECT_EQ(verifyModule(*M), Want);
+  };
+  ShardType G = type({dim(B, {X}), dim(D)}, DType::fp32);
+  ShardType W = type({dim(B, {X}), dim(D)});
+  Check({G}, W, "");
+  Check({G, G}, W, "'optimizer' op: takes the synced gradient");
+  Check({G}, type({dim(B), dim(D)}),
+        "'optimizer' op: updates the shard its reduced gradient has");
+  Check({type({dim(B, {X}), dim(D)}, DType::fp32, AxisSet::of({Y}))}, W,
+        "'optimizer' op: updates the shard its reduced gradient has");
+}
+
+TEST_F(IRVerifierTest, RepeatCarriedValues) {
+  ShardType T = type({dim(B, {X}), dim(D)});
+  {
+    auto M = module();
+    OpBuilder Bld(*M, M->body());
+    Value *X0 = input(Bld, T);
+    auto *R = Bld.createNoResult<RepeatOp>({}, NoStmt, 2);
+    OpBuilder Body(*M, R->body());
+    Value *X1 =
+        Body.create<ElementwiseOp>({}, 0, {X0}, "x", type({dim(B), dim(D)}),
+                                   ElementwiseFn::relu)
+            ->result();
+    R->addCarried(X0, X1);
+    EXPECT_EQ(verifyModule(*M), "'repeat' op: carried value 'x' changes its "
+                                "type");
+  }
+  {
+    auto M = module();
+    OpBuilder Bld(*M, M->body());
+    // A carried value defined after the loop, not in it.
+    Value *X0 = input(Bld, T);
+    auto *R = Bld.createNoResult<RepeatOp>({}, NoStmt, 2);
+    Value *After = input(Bld, T, "y");
+    R->addCarried(X0, After);
+    EXPECT_EQ(verifyModule(*M),
+              "'repeat' op: carried value 'x' is not defined by its loop");
+  }
+}
+
 } // namespace
