@@ -433,16 +433,6 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                  Mesh->Axes[*A].Name);
     return nullptr;
   }
-  // The gradient of a broadcast operand is a sum over the dims it lacks,
-  // which the backward cannot express yet: an error, not a wrong number.
-  if (Config.Train)
-    for (unsigned I = 0; I < Args.size(); ++I)
-      if (I != Full && !Args[I]->type().sameDims(First) &&
-          Args[I]->type().Elt != DType::int32) {
-        Diags.report(D.Args[I].Range, diag::BroadcastGradient,
-                     D.Args[I].Name.Name);
-        return nullptr;
-      }
   if (!checkPeak(D, First.Elt, /*Matmul=*/false))
     return nullptr;
   unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Elementwise);

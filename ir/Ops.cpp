@@ -310,8 +310,37 @@ void ElementwiseOp::backward(GradientBuilder &G) const {
     if (!G.needsGrad(A))
       continue;
     ShardType T = G.gradType(A);
+    // A broadcast operand's gradient sums the full-shape one over the dims
+    // it lacks.
+    bool Broadcast = A->type().Dims.size() < DOut->type().Dims.size();
+    auto Deliver = [&](Value *Full) {
+      if (Broadcast) {
+        ShardType R = T;
+        for (TensorDim &D : R.Dims)
+          D.Axes = Full->type().Dims[*Full->type().dimIndex(D.Id)].Axes;
+        R.Unreduced = Full->type().Unreduced;
+        for (const TensorDim &D : Full->type().Dims)
+          if (!R.dimIndex(D.Id))
+            for (AxisId X : D.Axes)
+              R.Unreduced.insert(X);
+        Full = G.emit<ReduceOp>(*this, A, {Full}, R);
+      }
+      G.contribute(A, G.reshardTo(Full, T, *this, A));
+    };
     if (Linear) {
-      G.contribute(A, G.reshardTo(DOut, T, *this, A));
+      Deliver(DOut);
+      continue;
+    }
+    // mul by a broadcast operand: the full operand's gradient is the
+    // output's times it, a broadcast product like the forward.
+    if (Fn == ElementwiseFn::mul && !Broadcast &&
+        operand(1 - I)->type().Dims.size() < A->type().Dims.size()) {
+      Value *S = G.saved(operand(1 - I));
+      G.contribute(A, G.reshardTo(G.emit<ElementwiseOp>(
+                                      *this, A, {DOut, S},
+                                      withSharding(DOut->type(), DOut->type()),
+                                      ElementwiseFn::mul),
+                                  T, *this, A));
       continue;
     }
     // The saved value the derivative reads: mul's and div's other operand,
@@ -322,7 +351,13 @@ void ElementwiseOp::backward(GradientBuilder &G) const {
     Value *S = G.saved(Reads);
     Value *D =
         G.reshardTo(DOut, withSharding(DOut->type(), S->type()), *this, A);
-    G.contribute(A, G.emit<ElementwiseGradOp>(*this, A, {D, S}, T, Fn, I));
+    if (!Broadcast) {
+      G.contribute(A, G.emit<ElementwiseGradOp>(*this, A, {D, S}, T, Fn, I));
+      continue;
+    }
+    // mul's broadcast operand: dout times the full operand, then summed.
+    Deliver(G.emit<ElementwiseGradOp>(
+        *this, A, {D, S}, withSharding(D->type(), S->type()), Fn, I));
   }
 }
 

@@ -169,6 +169,20 @@ private:
 /// (COST-MODEL.md §6.4): operand 0 is the synced gradient, in the
 /// optimizer-state sharding at the gradient dtype; the result is the
 /// updated param shard. It reads and writes the moments and the master
+/// Sums its operand over the dims its result lacks. Derived only: the
+/// gradient of a broadcast operand (`h + b[F]`: db sums dh over the other
+/// dims; COST-MODEL.md §5). One add per operand element, memory-bound; the
+/// axes that sharded a summed dim leave partial sums, which the gradient's
+/// target sharding then reduces.
+class ReduceOp : public OpOf<ReduceOp, OpKind::Reduce> {
+public:
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType naturalType() const override;
+};
+
 /// weights it keeps.
 class OptimizerOp : public OpOf<OptimizerOp, OpKind::Optimizer> {
 public:

@@ -50,6 +50,51 @@ ShardType ElementwiseGradOp::naturalType() const {
 }
 
 //===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+std::string ReduceOp::attrs(const TypeNames &N) const {
+  std::string Dims;
+  for (const TensorDim &D : operand(0)->type().Dims)
+    if (!result()->type().dimIndex(D.Id))
+      Dims += (Dims.empty() ? "" : ", ") + N.Dims[D.Id];
+  return " over [" + Dims + "]";
+}
+
+std::string ReduceOp::verify(const TypeNames &, bool Lowered) const {
+  if (numOperands() != 1)
+    return "takes one operand";
+  const ShardType &In = operand(0)->type(), &Out = result()->type();
+  if (!Out.dimsWithin(In) || Out.Dims.size() >= In.Dims.size())
+    return "its result must have some of its operand's dims";
+  if (Lowered && !(Out == naturalType()))
+    return "its result must be sharded as its operand, with partial sums "
+           "over the axes of the dims it sums";
+  return "";
+}
+
+ShardType ReduceOp::naturalType() const {
+  const ShardType &In = operand(0)->type();
+  ShardType T = result()->type();
+  T.Unreduced = In.Unreduced;
+  for (TensorDim &D : T.Dims)
+    D.Axes = In.Dims[*In.dimIndex(D.Id)].Axes;
+  for (const TensorDim &D : In.Dims)
+    if (!T.dimIndex(D.Id))
+      for (AxisId A : D.Axes)
+        T.Unreduced.insert(A);
+  return T;
+}
+
+std::optional<OpWork> ReduceOp::work(const MeshSpec &M) const {
+  OpWork W;
+  W.Flops = operand(0)->type().localElements(M);
+  W.HbmBytes = operand(0)->type().localBytes(M) + naturalType().localBytes(M);
+  W.Elt = operand(0)->type().Elt;
+  return W;
+}
+
+//===----------------------------------------------------------------------===//
 // optimizer
 //===----------------------------------------------------------------------===//
 

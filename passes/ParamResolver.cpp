@@ -103,6 +103,13 @@ AxisSet ParamResolver::reductionAxes(const Value *P) const {
         Uses.push_back({Ct, V});
       else if (auto *Rs = dyn_cast<ReshardOp>(U))
         Work.push_back(Rs->result());
+      else if (auto *E = dyn_cast<ElementwiseOp>(U))
+        // A broadcast operand's gradient is summed over the dims it lacks:
+        // the axes sharding them give partial sums.
+        for (const TensorDim &D : E->operand(E->fullOperand())->type().Dims)
+          if (!V->type().dimIndex(D.Id))
+            for (AxisId A : D.Axes)
+              R.insert(A);
     }
   }
   for (auto [Ct, Via] : Uses) {

@@ -336,6 +336,33 @@ TEST_F(IRVerifierTest, ElementwiseGradInvariants) {
         "sharding");
 }
 
+TEST_F(IRVerifierTest, ReduceInvariants) {
+  auto Check = [&](Module::Stage S, llvm::ArrayRef<ShardType> Ins,
+                   const ShardType &Out, const char *Want) {
+    auto M = module(S);
+    OpBuilder Bld(*M, M->body());
+    llvm::SmallVector<Value *, 2> Ops;
+    for (const ShardType &T : Ins)
+      Ops.push_back(input(Bld, T));
+    Bld.create<ReduceOp>({}, 0, Ops, "db", Out);
+    EXPECT_EQ(verifyModule(*M), Want);
+  };
+  ShardType In = type({dim(B, {X}), dim(D, {Y})});
+  // Summing B, which X sharded, leaves partial sums over X.
+  ShardType Out = type({dim(D, {Y})}, DType::bf16, AxisSet::of({X}));
+  Check(Module::Stage::Lowered, {In}, Out, "");
+  Check(Module::Stage::Checked, {In, In}, Out,
+        "'reduce' op: takes one operand");
+  Check(Module::Stage::Checked, {In}, In,
+        "'reduce' op: its result must have some of its operand's dims");
+  Check(Module::Stage::Checked, {In}, type({dim(F)}),
+        "'reduce' op: its result must have some of its operand's dims");
+  Check(Module::Stage::Checked, {In}, type({dim(D)}), "");
+  Check(Module::Stage::Lowered, {In}, type({dim(D)}),
+        "'reduce' op: its result must be sharded as its operand, with "
+        "partial sums over the axes of the dims it sums");
+}
+
 TEST_F(IRVerifierTest, OptimizerInvariants) {
   auto Check = [&](llvm::ArrayRef<ShardType> Ins, const ShardType &Out,
                    const char *Want) {
