@@ -40,20 +40,22 @@ OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
   double Repeat = double(C.program().statement(O.stmt()).Repeat);
   const ChipSpec &Chip = C.mesh().Cluster->Chip;
   if (std::optional<OpWork> W = O.work(C.mesh())) {
-    // With one microbatch the buffer is never read.
+    // With one microbatch the buffer is never read; with several, the
+    // first microbatch does not read it yet.
     const auto &Train = C.config().Train;
     if (!Train || Train->Microbatches == 1)
       W->HbmBytes -= W->AccumulateBytes;
+    OpWork First = *W;
+    First.HbmBytes -= First.AccumulateBytes;
     ComputeTime T = computeTime(*W, Chip);
     Cost.Flops = W->Flops;
     Cost.HbmBytes = W->HbmBytes;
     Cost.TMath = T.TMath;
     Cost.THbm = T.THbm;
     Cost.VectorFallback = vectorFallback(*W, Chip);
-    Cost.FirstTHbm =
-        (W->HbmBytes - W->AccumulateBytes) / Chip.HbmBw / Chip.HbmEfficiency;
-    if (!Train || Train->Microbatches == 1)
-      Cost.FirstTHbm = T.THbm;
+    Cost.FirstTHbm = Train && Train->Microbatches > 1
+                         ? computeTime(First, Chip).THbm
+                         : T.THbm;
     if (W->Matmul) {
       Cost.UsefulFlops = W->UsefulFlops;
       Cost.AtPeak = W->UsefulFlops / Chip.matmulPeak(W->Elt);

@@ -44,6 +44,9 @@ private:
   const Module *M = nullptr;
   int64_t Microbatches = 1;
   StepSummary S;
+  /// The model FLOPs' time at peak, each contraction at its own dtype's
+  /// peak (as ProgramCost's MFU): MFU's numerator.
+  double ModelAtPeak = 0;
   /// Per statement, its collectives' time in one step.
   std::vector<double> CommsPerStep;
 };
@@ -62,6 +65,7 @@ Versions ScheduleStep::statement(unsigned St) {
         V.E[F][L] = StreamEffect::compute(Cost->Time);
     S.TFwd += Cost->Time * N;
     S.ModelFlops += 3 * Cost->UsefulFlops * N * Mb;
+    ModelAtPeak += 3 * Cost->AtPeak * N * Mb;
     S.Hfu += Cost->HwAtPeak * N * Mb;
     CommsPerStep[St] = Cost->TComms * N * Mb;
     break;
@@ -150,6 +154,7 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &) {
   M = Compile.lowered();
   Microbatches = Train->Microbatches;
   S = StepSummary();
+  ModelAtPeak = 0;
   S.Microbatches = Microbatches;
   CommsPerStep.assign(M->info().Statements.size(), 0.0);
   Versions Mb = block(M->body());
@@ -167,15 +172,7 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &) {
   double Chips = double(Compile.mesh().numChips());
   if (S.TStep > 0) {
     S.TokensPerSecond = S.Tokens / S.TStep;
-    // ModelFlops' time at peak, summed per contraction at its own dtype's
-    // peak (as ProgramCost's MFU): recomputed from the forward's AtPeak.
-    double AtPeak = 0;
-    for (size_t I = 0; I < CommsPerStep.size(); ++I)
-      if (M->statement(I).Ph == Phase::Forward &&
-          Compile.Tables.StatementCosts[I])
-        AtPeak += 3 * Compile.Tables.StatementCosts[I]->AtPeak *
-                  double(M->statement(I).Repeat) * double(Microbatches);
-    S.Mfu = AtPeak / (Chips * S.TStep);
+    S.Mfu = ModelAtPeak / (Chips * S.TStep);
     S.Hfu /= S.TStep;
   }
   for (size_t I = 0; I < CommsPerStep.size(); ++I)
