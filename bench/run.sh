@@ -29,15 +29,7 @@ for f in p30k p3k errors; do
   echo "input $f.shard: $(wc -l < "$TMP/$f.shard") lines, $(wc -c < "$TMP/$f.shard") bytes"
 done
 echo
-if [ "$RUNS" = instructions ]; then
-  echo "| stage | instructions | exit |"
-  echo "|---|---|---|"
-  m() { python3 bench/measure.py --instructions "$1" 1 "${@:2}"; }
-else
-  echo "| stage (best of $RUNS) | wall | CPU | peak RSS | exit |"
-  echo "|---|---|---|---|---|"
-  m() { python3 bench/measure.py "$1" "$RUNS" "${@:2}"; }
-fi
+source bench/table.sh
 m "30k ops: lex (--emit=tokens)" "$SHARDC" --emit=tokens "$TMP/p30k.shard"
 m "30k ops: parse (--emit=ast)" "$SHARDC" --emit=ast "$TMP/p30k.shard"
 m "30k ops: check + passes (--emit=ir)" "$SHARDC" --emit=ir "$TMP/p30k.shard"

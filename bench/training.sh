@@ -30,15 +30,7 @@ for f in t10k t1k; do
     "(inputs, params, syncs and the optimizer included)"
 done
 echo
-if [ "$RUNS" = instructions ]; then
-  echo "| stage | instructions | exit |"
-  echo "|---|---|---|"
-  m() { python3 bench/measure.py --instructions "$1" 1 "${@:2}"; }
-else
-  echo "| stage (best of $RUNS) | wall | CPU | peak RSS | exit |"
-  echo "|---|---|---|---|---|"
-  m() { python3 bench/measure.py "$1" "$RUNS" "${@:2}"; }
-fi
+source bench/table.sh
 m "10k ops: parse (--emit=ast)" "$SHARDC" --emit=ast "$TMP/t10k.shard"
 m "10k ops: check + passes (--emit=ir)" "$SHARDC" --emit=ir "$TMP/t10k.shard"
 m "10k ops: text report" "$SHARDC" "$TMP/t10k.shard"

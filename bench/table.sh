@@ -1,0 +1,14 @@
+# bench/table.sh: sourced by bench/run.sh and bench/training.sh. With RUNS a
+# number, prints the header of a timing table and defines `m LABEL CMD...`,
+# which adds the best wall and CPU times of RUNS runs and the peak RSS of
+# CMD as a row (bench/measure.py); with RUNS = instructions, the
+# instructions CMD executes (valgrind's callgrind).
+if [ "$RUNS" = instructions ]; then
+  echo "| stage | instructions | exit |"
+  echo "|---|---|---|"
+  m() { python3 bench/measure.py --instructions "$1" 1 "${@:2}"; }
+else
+  echo "| stage (best of $RUNS) | wall | CPU | peak RSS | exit |"
+  echo "|---|---|---|---|---|"
+  m() { python3 bench/measure.py "$1" "$RUNS" "${@:2}"; }
+fi
