@@ -55,6 +55,20 @@ protected:
   Value *input(OpBuilder &Bld, const ShardType &T, const char *Name = "x") {
     return Bld.create<InputOp>({}, 0, {}, Name, T)->result();
   }
+
+  /// The verifier's message on a module of inputs of types \p Ins and one
+  /// OpT over them with result type \p Out (constructor arguments \p A).
+  template <typename OpT, typename... Args>
+  std::string verifyOne(Module::Stage S, llvm::ArrayRef<ShardType> Ins,
+                        const ShardType &Out, Args &&...A) {
+    auto M = module(S);
+    OpBuilder Bld(*M, M->body());
+    llvm::SmallVector<Value *, 2> Ops;
+    for (const ShardType &T : Ins)
+      Ops.push_back(input(Bld, T));
+    Bld.create<OpT>({}, 0, Ops, "y", Out, std::forward<Args>(A)...);
+    return verifyModule(*M);
+  }
 };
 
 TEST_F(IRVerifierTest, AWellFormedModuleVerifies) {
@@ -162,13 +176,7 @@ TEST_F(IRVerifierTest, LoweredContractionOperandsMustAgree) {
 TEST_F(IRVerifierTest, ElementwiseInvariants) {
   auto Check = [&](Module::Stage S, llvm::ArrayRef<ShardType> Ins,
                    const ShardType &Out, ElementwiseFn Fn, const char *Want) {
-    auto M = module(S);
-    OpBuilder Bld(*M, M->body());
-    llvm::SmallVector<Value *, 2> Ops;
-    for (const ShardType &T : Ins)
-      Ops.push_back(input(Bld, T));
-    Bld.create<ElementwiseOp>({}, 0, Ops, "y", Out, Fn);
-    EXPECT_EQ(verifyModule(*M), Want);
+    EXPECT_EQ(verifyOne<ElementwiseOp>(S, Ins, Out, Fn), Want);
   };
   ShardType T = type({dim(B, {X})});
   Check(Module::Stage::Checked, {T, T}, T, ElementwiseFn::gelu,
@@ -309,14 +317,9 @@ TEST_F(IRVerifierTest, ParamStateMustHaveTheParamsDims) {
 TEST_F(IRVerifierTest, ElementwiseGradInvariants) {
   auto Check = [&](Module::Stage S, llvm::ArrayRef<ShardType> Ins,
                    const ShardType &Out, const char *Want) {
-    auto M = module(S);
-    OpBuilder Bld(*M, M->body());
-    llvm::SmallVector<Value *, 2> Ops;
-    for (const ShardType &T : Ins)
-      Ops.push_back(input(Bld, T));
-    Bld.create<ElementwiseGradOp>({}, 0, Ops, "dx", Out, ElementwiseFn::gelu,
-                                  0u);
-    EXPECT_EQ(verifyModule(*M), Want);
+    EXPECT_EQ(
+        verifyOne<ElementwiseGradOp>(S, Ins, Out, ElementwiseFn::gelu, 0u),
+        Want);
   };
   ShardType T = type({dim(B, {X}), dim(D)});
   Check(Module::Stage::Lowered, {T, T}, T, "");
@@ -339,13 +342,7 @@ TEST_F(IRVerifierTest, ElementwiseGradInvariants) {
 TEST_F(IRVerifierTest, ReduceInvariants) {
   auto Check = [&](Module::Stage S, llvm::ArrayRef<ShardType> Ins,
                    const ShardType &Out, const char *Want) {
-    auto M = module(S);
-    OpBuilder Bld(*M, M->body());
-    llvm::SmallVector<Value *, 2> Ops;
-    for (const ShardType &T : Ins)
-      Ops.push_back(input(Bld, T));
-    Bld.create<ReduceOp>({}, 0, Ops, "db", Out);
-    EXPECT_EQ(verifyModule(*M), Want);
+    EXPECT_EQ(verifyOne<ReduceOp>(S, Ins, Out), Want);
   };
   ShardType In = type({dim(B, {X}), dim(D, {Y})});
   // Summing B, which X sharded, leaves partial sums over X.
@@ -366,13 +363,9 @@ TEST_F(IRVerifierTest, ReduceInvariants) {
 TEST_F(IRVerifierTest, OptimizerInvariants) {
   auto Check = [&](llvm::ArrayRef<ShardType> Ins, const ShardType &Out,
                    const char *Want) {
-    auto M = module();
-    OpBuilder Bld(*M, M->body());
-    llvm::SmallVector<Value *, 2> Ops;
-    for (const ShardType &T : Ins)
-      Ops.push_back(input(Bld, T));
-    Bld.create<OptimizerOp>({}, 0, Ops, "W", Out, TrainConfig(), DType::bf16);
-    EXPECT_EQ(verifyModule(*M), Want);
+    EXPECT_EQ(verifyOne<OptimizerOp>(Module::Stage::Checked, Ins, Out,
+                                     TrainConfig(), DType::bf16),
+              Want);
   };
   ShardType G = type({dim(B, {X}), dim(D)}, DType::fp32);
   ShardType W = type({dim(B, {X}), dim(D)});
