@@ -169,6 +169,8 @@ struct AssignDecl : DeclOf<DeclKind::Assign> {
   llvm::SMRange OpRange;
   Ident Callee; ///< for Call
   std::vector<OperandAST> Args;
+  /// A call's options after `;` (`causal = true`), checked like properties.
+  std::vector<Property> Options;
 };
 
 /// One parsed source buffer.

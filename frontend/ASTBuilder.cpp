@@ -238,8 +238,10 @@ DeclPtr Builder::repeatStmt(P::RepeatStmtContext *C) {
 
 /// assignStmt ::= lhs '=' rhs ';'
 /// lhs ::= ID ':' tensorType | ID '[' indexList ']' unreduced?
-/// rhs ::= operand ('*'|'+'|'-') operand | ID '(' operand (',' operand)* ')'
-///       | operand
+/// rhs ::= operand ('*'|'+'|'-') operand
+///       | ID '(' operand (',' operand)* callOptions? ')' | operand
+/// callOptions ::= ';' callOption (',' callOption)*
+/// callOption  ::= word '=' expr
 DeclPtr Builder::assignStmt(P::AssignStmtContext *C) {
   auto D = start<AssignDecl>(C);
   if (auto *T = childAt<P::TypedLhsContext>(C, 0)) {
@@ -267,6 +269,14 @@ DeclPtr Builder::assignStmt(P::AssignStmtContext *C) {
   } else if (auto *F = childAt<P::CallRhsContext>(C, 2)) {
     D->Rhs = RhsKind::Call;
     D->Callee = Text.ident(first(F, P::ID));
+    // callOptions, when written, is the child before the closing ')'.
+    if (auto *Opts = childAt<P::CallOptionsContext>(F, F->children.size() - 2))
+      forEachChild<P::CallOptionContext>(Opts, [&](P::CallOptionContext *O) {
+        Property Prop;
+        Prop.Name = {O->word()->getText(), Text.range(O->word())};
+        Prop.Value = expr(O->expr());
+        D->Options.push_back(std::move(Prop));
+      });
     Rhs = F;
   } else {
     Rhs = childAt<P::CopyRhsContext>(C, 2);

@@ -156,6 +156,7 @@ void Printer::decl(const Decl &D, unsigned Indent) {
       line(Indent + 1,
            fmt::format("operand '{}' {}{}", O.Name.Name, at(O.Range),
                        O.Type ? " " + type(*O.Type) : ""));
+    props(A->Options, Indent + 1);
   }
 }
 

@@ -36,7 +36,14 @@ enum class PropKind : uint8_t {
   MeshRef
 };
 
-enum class PropOwner : uint8_t { Chip, Cluster, Level, Config, Train };
+enum class PropOwner : uint8_t {
+  Chip,
+  Cluster,
+  Level,
+  Config,
+  Train,
+  Attention
+};
 
 enum class PropId : uint8_t {
 #define PROPERTY(Owner, Id, Name, Kind, Required) Owner##_##Id,

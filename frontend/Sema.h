@@ -39,6 +39,13 @@ struct Symbol {
   shardc::Value *Tensor = nullptr;
 };
 
+/// Where a written type's unreduced set is (`{U_Y}`), or the whole type
+/// when it has none: the part a statement's partial sums are asked for in.
+llvm::SMRange unreducedRange(const TensorTypeAST &T);
+
+/// The builtins that are not per element (LANGUAGE.md §8).
+enum class ModelBuiltin : uint8_t { Attention, Embed, CrossEntropy };
+
 class Sema {
 public:
   Sema(DiagnosticEngine &Diags, Program &P);
@@ -123,6 +130,32 @@ private:
                                const ShardType &Full);
   Op *reshard(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
               ShardType &Out);
+
+  // Model building blocks (SemaBuiltins.cpp, LANGUAGE.md §8).
+  static std::optional<ModelBuiltin> parseModelBuiltin(llvm::StringRef Name);
+  /// Every builtin a call may name, for "did you mean" and the list.
+  static std::vector<std::string> builtinNames();
+  /// The result's dtype when the statement does not write one.
+  static DType defaultDType(ModelBuiltin B, llvm::ArrayRef<Value *> Args);
+  Op *modelBuiltin(const AssignDecl &D, ModelBuiltin B,
+                   llvm::ArrayRef<Value *> Args, const ShardType &Out);
+  Op *attention(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+                const ShardType &Out);
+  Op *embed(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+            const ShardType &Out);
+  Op *crossEntropy(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+                   const ShardType &Out);
+  /// Operand \p I of a builtin: not int32 (unless \p Ids, then only
+  /// int32) and not a partial sum. Reports and returns false otherwise.
+  bool checkBuiltinOperand(const AssignDecl &D, unsigned I, Value *V, bool Ids,
+                           llvm::StringRef Role);
+  /// The result must have \p Want's dims, and ask for no partial sums but
+  /// over \p Partial.
+  bool checkBuiltinResult(const AssignDecl &D, const ShardType &Want,
+                          const ShardType &Out, AxisSet Partial);
+  /// \p Callee's last dim must be unsharded in operand \p I.
+  bool checkLastDimWhole(const AssignDecl &D, unsigned I, const ShardType &T,
+                         llvm::StringRef Callee);
   bool checkPeak(const AssignDecl &D, DType T, bool Matmul);
   unsigned addStatement(llvm::SMRange R, const std::string &Name, OpKind K);
   void bindTensor(const Ident &Name, Value *V);

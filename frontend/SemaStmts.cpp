@@ -254,9 +254,7 @@ static std::optional<AxisId> unreducedFromNothing(const ShardType &From,
   return Extra.list().front();
 }
 
-/// Where a written type's unreduced set is (`{U_Y}`), or the whole type
-/// when it has none: the part a statement's partial sums are asked for in.
-static llvm::SMRange unreducedRange(const TensorTypeAST &T) {
+llvm::SMRange shardc::unreducedRange(const TensorTypeAST &T) {
   if (T.Unreduced.empty())
     return T.Range;
   return {T.Unreduced.front().Range.Start, T.Unreduced.back().Range.End};
@@ -278,8 +276,10 @@ void Sema::assign(const AssignDecl &D) {
     bindTensor(D.Out, nullptr);
     return;
   }
+  std::optional<ModelBuiltin> Model =
+      D.Rhs == RhsKind::Call ? parseModelBuiltin(D.Callee.Name) : std::nullopt;
   if (D.OutType.DType.Name.empty())
-    Out->Elt = Args[0]->type().Elt;
+    Out->Elt = Model ? defaultDType(*Model, Args) : Args[0]->type().Elt;
   // `*` where one operand has the output's dims and the other some of them
   // (nothing contracted) is an elementwise product, broadcast when the dims
   // differ (`C[I, K] * bias[K]`); otherwise it is an einsum.
@@ -298,8 +298,9 @@ void Sema::assign(const AssignDecl &D) {
         bindTensor(D.Out, nullptr);
         return;
       }
+  // A model builtin checks its own operands (token ids are int32).
   for (Value *V : Args)
-    if (V->type().Elt != Args[0]->type().Elt) {
+    if (!Model && V->type().Elt != Args[0]->type().Elt) {
       Diags.report(D.Args[1].Range, diag::DTypeMismatch,
                    dtypeName(Args[0]->type().Elt), dtypeName(V->type().Elt));
       bindTensor(D.Out, nullptr);
@@ -307,7 +308,7 @@ void Sema::assign(const AssignDecl &D) {
     }
   // Gradients do not flow through integers: a training step cannot compute
   // an int32 value from a floating-point one (LANGUAGE.md §7).
-  if (Config.Train && Out->Elt == DType::int32 &&
+  if (!Model && Config.Train && Out->Elt == DType::int32 &&
       Args[0]->type().Elt != DType::int32) {
     Diags.report(D.OutType.Range, diag::IntGradient, D.Out.Name,
                  D.Args[0].Name.Name);
@@ -319,6 +320,7 @@ void Sema::assign(const AssignDecl &D) {
     return;
   }
   Op *O = Contract                 ? contraction(D, Args, *Out)
+          : Model                  ? modelBuiltin(D, *Model, Args, *Out)
           : D.Rhs == RhsKind::Copy ? reshard(D, Args, *Out)
                                    : elementwise(D, Args, *Out);
   bindTensor(D.Out, O ? O->result() : nullptr);
@@ -388,12 +390,12 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   } else {
     Fn = parseElementwise(D.Callee.Name);
     if (!Fn) {
-      if (auto Best = closestName(D.Callee.Name, elementwiseNames()))
+      if (auto Best = closestName(D.Callee.Name, builtinNames()))
         Diags.report(D.Callee.Range, diag::UnknownFunctionSuggest,
                      D.Callee.Name, *Best);
       else
         Diags.report(D.Callee.Range, diag::UnknownFunction, D.Callee.Name,
-                     llvm::join(elementwiseNames(), ", "));
+                     llvm::join(builtinNames(), ", "));
       return nullptr;
     }
     if (Args.size() != elementwiseArity(*Fn)) {
@@ -401,6 +403,15 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                    elementwiseArity(*Fn), unsigned(Args.size()));
       return nullptr;
     }
+    if (!D.Options.empty()) {
+      Diags.report(D.Options.front().Name.Range, diag::BuiltinNoOptions,
+                   D.Callee.Name);
+      return nullptr;
+    }
+    // softmax and the norms reduce over the last dim (LANGUAGE.md §8).
+    if (elementwiseNormalises(*Fn) &&
+        !checkLastDimWhole(D, 0, Args[0]->type(), D.Callee.Name))
+      return nullptr;
   }
   // A binary builtin broadcasts: one operand may have some of the other's
   // dims.
@@ -436,8 +447,10 @@ Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   if (!checkPeak(D, First.Elt, /*Matmul=*/false))
     return nullptr;
   unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Elementwise);
+  // In a training step dropout writes and keeps its mask.
   return Builder->create<ElementwiseOp>(Diags.location(D.Range.Start), St, Args,
-                                        D.Out.Name, Out, *Fn);
+                                        D.Out.Name, Out, *Fn,
+                                        Config.Train.has_value());
 }
 
 bool Sema::checkElementwiseOperand(const OperandAST &O, const ShardType &T,

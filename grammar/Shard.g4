@@ -1,5 +1,5 @@
-// The surface syntax of `.shard` files (LANGUAGE.md v0.2: v0.1 and §7's
-// `param` and `train`).
+// The surface syntax of `.shard` files (LANGUAGE.md v0.2: v0.1, §7's
+// `param` and `train`, §8's builtin options).
 //
 // The grammar is deliberately permissive where a precise diagnostic is more
 // useful than a syntax error: unit names, property names, dtype names, mesh
@@ -64,10 +64,13 @@ lhs         : ID ':' tensorType                 # typedLhs
 rhs         : operand op=('*' | '+' | '-') operand  # binaryRhs
             | ( operand op=('*' | '/') NUMBER
               | NUMBER op='*' operand )             # scaleRhs
-            | ID '(' operand (',' operand)* ')'     # callRhs
+            | ID '(' operand (',' operand)* callOptions? ')'  # callRhs
             | operand                               # copyRhs
             ;
 operand     : ID ('[' indexList ']' unreduced?)? ;
+// A builtin's options (LANGUAGE.md §8): `attention(q, k, v; causal = true)`.
+callOptions : ';' callOption (',' callOption)* ;
+callOption  : word '=' expr ;
 
 // Earlier alternatives bind tighter.
 expr        : '-' expr                           # negExpr

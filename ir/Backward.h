@@ -38,6 +38,9 @@ public:
   /// The forward value \p V as a backward op reads it: the saved value, or
   /// its recomputation.
   virtual Value *saved(const Value *V) = 0;
+  /// Records that forward op \p F's backward reads what \p F kept
+  /// (Op::keptBytes): a saved activation, unless \p F was recomputed.
+  virtual void keep(const Op &F) = 0;
   /// \p G as a value of type \p T (a backward reshard when they differ),
   /// counted as the gradient of forward op \p F w.r.t. \p Wrt.
   virtual Value *reshardTo(Value *G, const ShardType &T, const Op &F,

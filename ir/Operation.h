@@ -75,7 +75,10 @@ private:
 struct OpWork {
   double Flops = 0;       ///< per chip, replication counted
   double UsefulFlops = 0; ///< whole program, replication not counted
-  double HbmBytes = 0;    ///< per chip, inputs read + outputs written
+  /// FLOPs a causal mask skips (whole program): not executed and not in
+  /// UsefulFlops, but counted by the MFU convention (COST-MODEL.md §6.5).
+  double MaskedFlops = 0;
+  double HbmBytes = 0; ///< per chip, inputs read + outputs written
   /// Part of HbmBytes read only from a training step's second microbatch
   /// on: a gradient buffer the op accumulates into (COST-MODEL.md §6.2).
   double AccumulateBytes = 0;
@@ -136,6 +139,17 @@ public:
   /// True when the op's inputs are saved under selective recompute
   /// (contractions and, in v0.2, attention and moe).
   virtual bool savesInputs() const { return false; }
+  /// The axes over which the gradient this op's backward sends operand
+  /// \p I is a partial sum (a weight gradient summed over the batch's
+  /// shards): they become a param's reduction axes (LANGUAGE.md §7).
+  virtual AxisSet gradientPartials(unsigned I) const { return {}; }
+  /// True when its own result is saved as well (attention's output, which
+  /// its backward reads).
+  virtual bool savesResult() const { return false; }
+  /// Bytes per chip the forward writes for its backward besides its result
+  /// (a dropout mask, attention's log-sum-exp): saved activations that are
+  /// no value of the program (COST-MODEL.md §7).
+  virtual double keptBytes(const MeshSpec &M) const { return 0; }
 
   // --- Lowering interface --------------------------------------------------
   virtual Lowering lowering() const { return Lowering::Keep; }

@@ -156,6 +156,25 @@ void ContractionOp::backward(GradientBuilder &G) const {
   }
 }
 
+AxisSet ContractionOp::gradientPartials(unsigned I) const {
+  // dP = dout * q contracts the dims of the output not in P; the axes
+  // sharding one alike in dout and q give partial sums.
+  AxisSet R;
+  const ShardType &P = operand(I)->type(), &Q = operand(1 - I)->type();
+  for (const TensorDim &D : result()->type().Dims) {
+    std::optional<unsigned> J = Q.dimIndex(D.Id);
+    if (P.dimIndex(D.Id) || !J)
+      continue;
+    const AxisList &Other = Q.Dims[*J].Axes;
+    for (size_t K = 0; K < D.Axes.size() && K < Other.size(); ++K) {
+      if (D.Axes[K] != Other[K])
+        break;
+      R.insert(D.Axes[K]);
+    }
+  }
+  return R;
+}
+
 std::string ContractionOp::attrs(const TypeNames &N) const {
   std::string S = " {";
   for (size_t I = 0; I < Dims.size(); ++I)
@@ -202,10 +221,12 @@ struct FnInfo {
   double Flops;
   unsigned Arity;
   double GradFlops;
+  GradReads Reads;
+  bool LastDim;
 };
 constexpr FnInfo Fns[] = {
-#define ELEMENTWISE(Name, Flops, Arity, GradFlops)                             \
-  {#Name, Flops, Arity, GradFlops},
+#define ELEMENTWISE(Name, Flops, Arity, GradFlops, Reads, LastDim)             \
+  {#Name, Flops, Arity, GradFlops, GradReads::Reads, LastDim},
 #include "ir/Elementwise.def"
 };
 } // namespace
@@ -222,6 +243,12 @@ unsigned shardc::elementwiseArity(ElementwiseFn F) {
 double shardc::elementwiseGradFlops(ElementwiseFn F) {
   return Fns[unsigned(F)].GradFlops;
 }
+GradReads shardc::elementwiseGradReads(ElementwiseFn F) {
+  return Fns[unsigned(F)].Reads;
+}
+bool shardc::elementwiseNormalises(ElementwiseFn F) {
+  return Fns[unsigned(F)].LastDim;
+}
 std::optional<ElementwiseFn> shardc::parseElementwise(llvm::StringRef Name) {
   for (unsigned I = 0; I < std::size(Fns); ++I)
     if (Name == Fns[I].Name && ElementwiseFn(I) != ElementwiseFn::scale)
@@ -237,7 +264,11 @@ std::vector<std::string> shardc::elementwiseNames() {
 }
 
 std::string ElementwiseOp::attrs(const TypeNames &) const {
-  return " \"" + elementwiseName(Fn).str() + "\"";
+  return " \"" + elementwiseName(Fn).str() + "\"" + (KeepsMask ? " mask" : "");
+}
+
+double ElementwiseOp::keptBytes(const MeshSpec &M) const {
+  return KeepsMask ? naturalType().localElements(M) : 0;
 }
 
 unsigned ElementwiseOp::fullOperand() const {
@@ -277,7 +308,7 @@ std::optional<OpWork> ElementwiseOp::work(const MeshSpec &M) const {
   W.Flops = result()->type().localElements(M) * elementwiseFlops(Fn);
   for (const Value *V : operands())
     W.HbmBytes += V->type().localBytes(M);
-  W.HbmBytes += result()->type().localBytes(M);
+  W.HbmBytes += result()->type().localBytes(M) + keptBytes(M);
   W.Elt = operand(0)->type().Elt;
   return W;
 }
@@ -297,6 +328,18 @@ ShardType ElementwiseOp::naturalType() const {
   return T;
 }
 
+AxisSet ElementwiseOp::gradientPartials(unsigned I) const {
+  // A broadcast operand's gradient is summed over the dims it lacks: the
+  // axes sharding them give partial sums.
+  AxisSet R;
+  const ShardType &T = operand(I)->type();
+  for (const TensorDim &D : operand(fullOperand())->type().Dims)
+    if (!T.dimIndex(D.Id))
+      for (AxisId A : D.Axes)
+        R.insert(A);
+  return R;
+}
+
 void ElementwiseOp::backward(GradientBuilder &G) const {
   Value *DOut = G.grad(result());
   if (!DOut)
@@ -304,7 +347,6 @@ void ElementwiseOp::backward(GradientBuilder &G) const {
   // Linear functions (add, sub, neg) pass the gradient through, negated
   // where they negate, which is free.
   bool Linear = elementwiseIsLinear(Fn);
-  bool Binary = elementwiseArity(Fn) == 2;
   for (unsigned I = 0; I < numOperands(); ++I) {
     const Value *A = operand(I);
     if (!G.needsGrad(A))
@@ -343,11 +385,24 @@ void ElementwiseOp::backward(GradientBuilder &G) const {
                                   T, *this, A));
       continue;
     }
+    // A mask the forward kept: the derivative reads it and the output
+    // gradient, in the forward's sharding.
+    GradReads What = elementwiseGradReads(Fn);
+    if (What == GradReads::Mask) {
+      G.keep(*this);
+      Value *D = G.reshardTo(DOut, withSharding(DOut->type(), naturalType()),
+                             *this, A);
+      G.contribute(A, G.reshardTo(G.emit<ElementwiseGradOp>(
+                                      *this, A, {D},
+                                      withSharding(T, naturalType()), Fn, I),
+                                  T, *this, A));
+      continue;
+    }
     // The saved value the derivative reads: mul's and div's other operand,
-    // exp's output, any other function's input.
-    const Value *Reads = Binary                     ? operand(1 - I)
-                         : Fn == ElementwiseFn::exp ? result()
-                                                    : A;
+    // exp's and softmax's output, any other function's input.
+    const Value *Reads = What == GradReads::Other ? operand(1 - I)
+                         : What == GradReads::Out ? result()
+                                                  : A;
     Value *S = G.saved(Reads);
     Value *D =
         G.reshardTo(DOut, withSharding(DOut->type(), S->type()), *this, A);

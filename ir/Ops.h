@@ -89,6 +89,7 @@ public:
   std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Contraction; }
   void backward(GradientBuilder &G) const override;
+  AxisSet gradientPartials(unsigned I) const override;
   bool savesInputs() const override { return true; }
 
 private:
@@ -97,9 +98,12 @@ private:
 };
 
 enum class ElementwiseFn : uint8_t {
-#define ELEMENTWISE(Name, Flops, Arity, GradFlops) Name,
+#define ELEMENTWISE(Name, Flops, Arity, GradFlops, Reads, LastDim) Name,
 #include "ir/Elementwise.def"
 };
+/// What an elementwise builtin's derivative reads besides the output
+/// gradient (Elementwise.def).
+enum class GradReads : uint8_t { In, Out, Other, Mask, None };
 llvm::StringRef elementwiseName(ElementwiseFn F);
 double elementwiseFlops(ElementwiseFn F);
 unsigned elementwiseArity(ElementwiseFn F);
@@ -110,6 +114,11 @@ double elementwiseGradFlops(ElementwiseFn F);
 inline bool elementwiseIsLinear(ElementwiseFn F) {
   return elementwiseGradFlops(F) == 0;
 }
+/// What the derivative reads: what the forward saves for it.
+GradReads elementwiseGradReads(ElementwiseFn F);
+/// softmax, layernorm, rmsnorm: they reduce over the last dim, which must be
+/// whole on each chip (LANGUAGE.md §8).
+bool elementwiseNormalises(ElementwiseFn F);
 std::optional<ElementwiseFn> parseElementwise(llvm::StringRef Name);
 /// Every elementwise builtin's name, in Elementwise.def order.
 std::vector<std::string> elementwiseNames();
@@ -119,10 +128,16 @@ std::vector<std::string> elementwiseNames();
 /// once per element of the result. It computes in the sharding of the
 /// operand with the result's dims (its *full* operand); the other is
 /// resharded to match it on the dims they share.
+///
+/// In a training step a builtin whose derivative reads a mask (dropout)
+/// writes that mask, 1 byte per element, and keeps it for the backward.
 class ElementwiseOp : public OpOf<ElementwiseOp, OpKind::Elementwise> {
 public:
-  explicit ElementwiseOp(ElementwiseFn F) : Fn(F) {}
+  explicit ElementwiseOp(ElementwiseFn F, bool Training = false)
+      : Fn(F),
+        KeepsMask(Training && elementwiseGradReads(F) == GradReads::Mask) {}
   ElementwiseFn fn() const { return Fn; }
+  bool keepsMask() const { return KeepsMask; }
   /// The first operand with the result's dims; the verifier holds that
   /// there is one.
   unsigned fullOperand() const;
@@ -136,16 +151,21 @@ public:
   ShardType requiredOperandType(unsigned I) const override;
   ShardType naturalType() const override;
   void backward(GradientBuilder &G) const override;
+  AxisSet gradientPartials(unsigned I) const override;
+  double keptBytes(const MeshSpec &M) const override;
 
 private:
   ElementwiseFn Fn;
+  bool KeepsMask;
 };
 
 /// The derivative of an elementwise builtin w.r.t. one operand
-/// (COST-MODEL.md §5): reads the output gradient (operand 0) and the saved
-/// forward value it needs (operand 1: the input, exp's output, or mul's and
-/// div's other operand), writes the input gradient, in the saved value's
-/// sharding. FLOPs per element: unary 2 x the forward's, mul 1, div 3.
+/// (COST-MODEL.md §5, §8): reads the output gradient (operand 0) and the
+/// saved forward value it needs (operand 1: the input, exp's and softmax's
+/// output, or mul's and div's other operand), writes the input gradient, in
+/// the saved value's sharding. FLOPs per element: unary 2 x the forward's,
+/// mul 1, div 3. Dropout's reads the output gradient and the mask the
+/// forward kept (1 byte per element): one operand.
 class ElementwiseGradOp
     : public OpOf<ElementwiseGradOp, OpKind::ElementwiseGrad> {
 public:
@@ -376,6 +396,139 @@ private:
     return SrcDim < NumDims && DstDim < NumDims;
   }
   unsigned SrcDim, DstDim;
+};
+
+//===----------------------------------------------------------------------===//
+// LANGUAGE.md §8's model building blocks that are not per element
+// (ModelOps.cpp; costs in COST-MODEL.md §8).
+//===----------------------------------------------------------------------===//
+
+/// Fused attention (FlashAttention): `q[..., Sq, N, H]`, `k`/`v[..., Sk, K,
+/// H]`, N a multiple of K (grouped-query). The Sq x Sk scores are never
+/// stored. k and v compute with q's sharding on the leading dims, their
+/// heads sharded as q's, and Sk whole: a sharded Sk (context parallelism)
+/// is gathered first. 4 x B x Sq x Sk x N x H FLOPs at matmul peak, half
+/// with `causal`; it writes the fp32 log-sum-exp `[..., N, Sq]` and keeps it
+/// for the backward.
+class AttentionOp : public OpOf<AttentionOp, OpKind::Attention> {
+public:
+  explicit AttentionOp(bool Causal) : Causal(Causal) {}
+  bool causal() const { return Causal; }
+  /// The position of the sequence dim in q and k (third from last).
+  static unsigned seqDim(const ShardType &T) { return T.Dims.size() - 3; }
+  /// The FLOPs of attention over \p Q and \p K: per chip, and for the
+  /// whole program (replication not counted); both halved with \p Causal.
+  static std::pair<double, double> flops(const ShardType &Q, const ShardType &K,
+                                         bool Causal, const MeshSpec &M);
+  /// Bytes per chip of the fp32 log-sum-exp for queries \p Q.
+  static double lseBytes(const ShardType &Q, const MeshSpec &M);
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
+  bool savesInputs() const override { return true; }
+  bool savesResult() const override { return true; }
+  double keptBytes(const MeshSpec &M) const override;
+
+private:
+  bool Causal;
+};
+
+/// Attention's backward (COST-MODEL.md §8): one fused kernel, 2.5 x the
+/// forward's FLOPs (FlashAttention-2 recomputes the scores), reading q, k,
+/// v, out, dout and the log-sum-exp and writing dq, dk, dv. An op has one
+/// result, so the kernel is Part 0 (operands q, k, v, out, dout; result dq;
+/// all the work) and Parts 1 and 2 name its dk and dv (operand: Part 0's
+/// result; no work of their own). dk and dv are partial sums over the axes
+/// that shard q's sequence dim (each query block adds to every key's).
+class AttentionGradOp : public OpOf<AttentionGradOp, OpKind::AttentionGrad> {
+public:
+  AttentionGradOp(bool Causal, unsigned Part) : Causal(Causal), Part(Part) {}
+  unsigned part() const { return Part; }
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+
+private:
+  bool Causal;
+  unsigned Part;
+};
+
+/// `embed(ids, table)`: row lookup. ids are int32 `[...]`, the table `[V,
+/// E]`, the result `[..., E]` in the table's dtype. A sharded V makes the
+/// result a partial sum over V's axes (Megatron's vocab-parallel
+/// embedding); the written type reduces it. No FLOPs; reads the ids and one
+/// table row per local token, writes the result.
+class EmbedOp : public OpOf<EmbedOp, OpKind::Embed> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
+  AxisSet gradientPartials(unsigned I) const override;
+};
+
+/// The table's gradient: scatter-adds the output gradient (operand 0) into
+/// the rows the ids (operand 1) name: reads the output gradient and the
+/// ids, reads and writes those rows (1 add per element). The result is a
+/// partial sum over the axes that shard the tokens.
+class EmbedGradOp : public OpOf<EmbedGradOp, OpKind::EmbedGrad> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override { return result()->type(); }
+};
+
+/// `cross_entropy(logits, ids)`: the loss per token, reducing over the last
+/// (vocab) dim; fp32 unless written otherwise. Whole vocab: one fused op,
+/// 6 FLOPs per logit. Sharded vocab: two passes with an AllReduce after
+/// each (COST-MODEL.md §8): Max (operand: logits; 1 FLOP per logit; its
+/// result, the row max, is reduced over the vocab axes) then Loss
+/// (operands: logits, ids, the max; 5 FLOPs per logit; its result is a
+/// partial sum over the vocab axes that the written type reduces).
+class CrossEntropyOp : public OpOf<CrossEntropyOp, OpKind::CrossEntropy> {
+public:
+  enum class Pass : uint8_t { Fused, Max, Loss };
+  explicit CrossEntropyOp(Pass P) : P(P) {}
+  Pass pass() const { return P; }
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
+  double keptBytes(const MeshSpec &M) const override;
+
+private:
+  Pass P;
+};
+
+/// The loss's gradient w.r.t. the logits: reads the loss gradient, the
+/// saved logits and ids, writes dlogits in the logits' sharding; 4 FLOPs
+/// per logit (the shifted exp, the division by the sum, the scaling by the
+/// loss gradient; the one-hot subtraction touches one logit per token).
+class CrossEntropyGradOp
+    : public OpOf<CrossEntropyGradOp, OpKind::CrossEntropyGrad> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
 };
 
 /// A region run TripCount times; defines no value. Its carried values

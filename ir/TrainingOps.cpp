@@ -23,6 +23,15 @@ std::string ElementwiseGradOp::attrs(const TypeNames &) const {
 }
 
 std::string ElementwiseGradOp::verify(const TypeNames &, bool Lowered) const {
+  bool Mask = elementwiseGradReads(Fn) == GradReads::Mask;
+  if (Mask) {
+    if (numOperands() != 1)
+      return "takes the output gradient (the mask is the forward's)";
+    if (!operand(0)->type().sameDims(result()->type()) ||
+        (Lowered && !operand(0)->type().sameSharding(result()->type())))
+      return "its result must have the output gradient's dims and sharding";
+    return "";
+  }
   if (numOperands() != 2)
     return "takes the output gradient and one saved value";
   const ShardType &D = operand(0)->type(), &S = operand(1)->type();
@@ -41,12 +50,15 @@ std::optional<OpWork> ElementwiseGradOp::work(const MeshSpec &M) const {
   for (const Value *V : operands())
     W.HbmBytes += V->type().localBytes(M);
   W.HbmBytes += result()->type().localBytes(M);
+  // Dropout's mask: 1 byte per element.
+  if (elementwiseGradReads(Fn) == GradReads::Mask)
+    W.HbmBytes += operand(0)->type().localElements(M);
   W.Elt = operand(0)->type().Elt;
   return W;
 }
 
 ShardType ElementwiseGradOp::naturalType() const {
-  return withSharding(result()->type(), operand(1)->type());
+  return withSharding(result()->type(), operand(numOperands() - 1)->type());
 }
 
 //===----------------------------------------------------------------------===//

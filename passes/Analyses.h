@@ -124,6 +124,10 @@ struct Analyses {
   /// reads it).
   std::vector<ParamInfo> Params;
   std::vector<std::pair<const Value *, int64_t>> Saved;
+  /// derive-backward: the forward ops whose backward reads what they kept
+  /// beyond their result (Op::keptBytes), with the copies one microbatch
+  /// keeps.
+  std::vector<std::pair<const Op *, int64_t>> Kept;
   /// insert-collectives: by statement, for contractions and converting
   /// reshards.
   std::vector<std::optional<PlanChoice>> Choices;

@@ -94,6 +94,9 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   for (auto [V, Copies] : C.Tables.Saved)
     Add(MemoryTerm::Activations,
         V->type().localBytes(Mesh) * double(Copies) * double(S.InFlight));
+  for (auto [O, Copies] : C.Tables.Kept)
+    Add(MemoryTerm::Activations,
+        O->keptBytes(Mesh) * double(Copies) * double(S.InFlight));
   std::vector<double> Gathered(M.info().Statements.size(), 0.0);
   walk(M.body(), [&](const Op &O) {
     std::optional<CollectiveKind> K = collectiveKindOf(O.kind());

@@ -54,6 +54,9 @@ struct OpCost {
   double Flops = 0;
   double UsefulFlops = 0; ///< matmul FLOPs, whole program
   double AtPeak = 0;      ///< UsefulFlops / the chip's peak for them
+  /// The training MFU's count (COST-MODEL.md §6.5): UsefulFlops plus what a
+  /// causal mask skips, and that over the peak.
+  double ModelFlops = 0, ModelAtPeak = 0;
   /// Matmul FLOPs per chip as executed (replication and recompute counted)
   /// over the chip's peak for them: HFU's numerator.
   double HwAtPeak = 0;

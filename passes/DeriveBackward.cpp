@@ -51,6 +51,7 @@ private:
   }
   void contribute(const Value *V, Value *G) override;
   Value *saved(const Value *V) override;
+  void keep(const Op &F) override;
   Value *reshardTo(Value *G, const ShardType &T, const Op &F,
                    const Value *Wrt) override;
   OpBuilder &builder() override { return *B; }
@@ -105,6 +106,7 @@ private:
   llvm::DenseMap<const Value *, ShardType> CarriedGradType;
   llvm::DenseMap<const Value *, int64_t> InitMultiplicity;
   llvm::SetVector<const Value *> SavedSet;
+  llvm::SetVector<const Op *> KeptSet;
   llvm::SmallVector<const Value *, 4> PendingSyncs;
   llvm::DenseMap<const Value *, Value *> Synced;
 };
@@ -220,6 +222,15 @@ Value *DeriveBackward::saved(const Value *V) {
   if (!isParam(V))
     SavedSet.insert(V);
   return const_cast<Value *>(V);
+}
+
+void DeriveBackward::keep(const Op &F) {
+  // A recomputed op writes what it keeps again, just before its backward
+  // reads it: nothing is held across the step.
+  for (const Scope &S : Scopes)
+    if (S.Recomputed.count(F.result()))
+      return;
+  KeptSet.insert(&F);
 }
 
 Value *DeriveBackward::recompute(const Value *V) {
@@ -489,6 +500,8 @@ bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
         {V, InitMultiplicity.lookup(V)
                 ? InitMultiplicity.lookup(V)
                 : Info->Statements[V->def()->stmt()].Repeat});
+  for (const Op *O : KeptSet)
+    Compile.Tables.Kept.push_back({O, Info->Statements[O->stmt()].Repeat});
   Compile.Tables.Params = Params->takeInfos();
   Compile.setTraining(std::move(TM));
   return !D.hasErrors();

@@ -91,42 +91,20 @@ bool ParamResolver::cloneForward(const Module &Checked, OpBuilder &B,
 
 AxisSet ParamResolver::reductionAxes(const Value *P) const {
   AxisSet R;
-  // The contractions reading the param, directly or through reshards (a
-  // renamed or cast copy, `w[E, F] = W;`): their weight gradients reach the
+  // The ops reading the param, directly or through reshards (a renamed or
+  // cast copy, `w[E, F] = W;`): the gradients they send back reach the
   // param with the same partial sums.
-  llvm::SmallVector<std::pair<const ContractionOp *, const Value *>, 4> Uses;
   llvm::SmallVector<const Value *, 4> Work{P};
   while (!Work.empty()) {
     const Value *V = Work.pop_back_val();
     for (const Op *U : V->users()) {
-      if (auto *Ct = dyn_cast<ContractionOp>(U))
-        Uses.push_back({Ct, V});
-      else if (auto *Rs = dyn_cast<ReshardOp>(U))
+      if (auto *Rs = dyn_cast<ReshardOp>(U)) {
         Work.push_back(Rs->result());
-      else if (auto *E = dyn_cast<ElementwiseOp>(U))
-        // A broadcast operand's gradient is summed over the dims it lacks:
-        // the axes sharding them give partial sums.
-        for (const TensorDim &D : E->operand(E->fullOperand())->type().Dims)
-          if (!V->type().dimIndex(D.Id))
-            for (AxisId A : D.Axes)
-              R.insert(A);
-    }
-  }
-  for (auto [Ct, Via] : Uses) {
-    unsigned I = Ct->operand(0) == Via ? 0 : 1;
-    const ShardType &Q = Ct->operand(1 - I)->type();
-    // dP = dout * q contracts the dims of the output not in P; the axes
-    // sharding one alike in dout and q give partial sums.
-    for (const TensorDim &D : Ct->result()->type().Dims) {
-      std::optional<unsigned> J = Q.dimIndex(D.Id);
-      if (Via->type().dimIndex(D.Id) || !J)
         continue;
-      const AxisList &Other = Q.Dims[*J].Axes;
-      for (size_t K = 0; K < D.Axes.size() && K < Other.size(); ++K) {
-        if (D.Axes[K] != Other[K])
-          break;
-        R.insert(D.Axes[K]);
       }
+      for (unsigned I = 0; I < U->numOperands(); ++I)
+        if (U->operand(I) == V)
+          R = R | U->gradientPartials(I);
     }
   }
   return R;
@@ -179,6 +157,8 @@ ForwardFacts ParamResolver::facts(const Block &Body) const {
     if (O.savesInputs())
       for (const Value *V : O.operands())
         F.SavesInput.insert(V);
+    if (O.savesResult() && O.result())
+      F.SavesInput.insert(O.result());
     if (auto *R = dyn_cast<RepeatOp>(&O))
       for (const RepeatOp::Carried &Cv : R->carried()) {
         F.CarriedNext[Cv.Next] = R;

@@ -25,8 +25,8 @@ struct ForwardFacts {
   llvm::DenseMap<const Value *, unsigned> Uses;
   llvm::DenseMap<const Value *, const Block *> DefBlock;
   llvm::DenseMap<const Value *, const RepeatOp *> CarriedNext;
-  /// Inputs of contractions (and v0.2's attention, moe): what selective
-  /// recompute saves.
+  /// Inputs of contractions and attention, and attention's output: what
+  /// selective recompute saves.
   llvm::DenseSet<const Value *> SavesInput;
 };
 

@@ -64,8 +64,8 @@ Versions ScheduleStep::statement(unsigned St) {
       for (auto L : {0, 1})
         V.E[F][L] = StreamEffect::compute(Cost->Time);
     S.TFwd += Cost->Time * N;
-    S.ModelFlops += 3 * Cost->UsefulFlops * N * Mb;
-    ModelAtPeak += 3 * Cost->AtPeak * N * Mb;
+    S.ModelFlops += 3 * Cost->ModelFlops * N * Mb;
+    ModelAtPeak += 3 * Cost->ModelAtPeak * N * Mb;
     S.Hfu += Cost->HwAtPeak * N * Mb;
     CommsPerStep[St] = Cost->TComms * N * Mb;
     break;
@@ -126,6 +126,8 @@ Versions ScheduleStep::block(const Block &B) {
 /// COST-MODEL.md §6.5: the product of all but the last dim of the first
 /// carried value, or of the first input when nothing is carried; and the
 /// batch, its first dim (LANGUAGE.md §7: the program is one microbatch).
+/// Token ids (an int32 input, `tok[B, S]`) have no feature dim: every dim
+/// counts (docs/training.md).
 std::pair<double, double> tokensPerMicrobatch(const Module &M) {
   const Value *From = nullptr;
   for (const auto &O : M.body().ops()) {
@@ -141,7 +143,10 @@ std::pair<double, double> tokensPerMicrobatch(const Module &M) {
     return {0, 0};
   double Tokens = 1;
   const auto &Dims = From->type().Dims;
-  for (size_t I = 0; I + 1 < Dims.size(); ++I)
+  size_t Counted = From->type().Elt == DType::int32 ? Dims.size()
+                   : Dims.empty()                   ? 0
+                                                    : Dims.size() - 1;
+  for (size_t I = 0; I < Counted; ++I)
     Tokens *= double(Dims[I].Size);
   return {Tokens, Dims.empty() ? 0 : double(Dims.front().Size)};
 }
