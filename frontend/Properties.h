@@ -31,6 +31,7 @@ enum class PropKind : uint8_t {
   Frequency,
   Seconds,
   Fraction,
+  Real, ///< a plain number > 0
   Bool,
   ChipRef,
   MeshRef
@@ -42,7 +43,8 @@ enum class PropOwner : uint8_t {
   Level,
   Config,
   Train,
-  Attention
+  Attention,
+  Moe
 };
 
 enum class PropId : uint8_t {

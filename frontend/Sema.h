@@ -44,7 +44,7 @@ struct Symbol {
 llvm::SMRange unreducedRange(const TensorTypeAST &T);
 
 /// The builtins that are not per element (LANGUAGE.md §8).
-enum class ModelBuiltin : uint8_t { Attention, Embed, CrossEntropy };
+enum class ModelBuiltin : uint8_t { Attention, Embed, CrossEntropy, Moe };
 
 class Sema {
 public:
@@ -145,6 +145,23 @@ private:
             const ShardType &Out);
   Op *crossEntropy(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                    const ShardType &Out);
+  Op *moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+          const ShardType &Out);
+  /// One op of a builtin lowered to several: a statement of its own named
+  /// \p Name at the call's line.
+  template <typename OpT, typename... Args>
+  Value *part(const AssignDecl &D, const std::string &Name,
+              llvm::ArrayRef<Value *> Operands, const ShardType &T,
+              Args &&...A) {
+    unsigned St = addStatement(D.Range, Name, OpT::Kind);
+    return Builder
+        ->create<OpT>(Diags.location(D.Range.Start), St, Operands, Name, T,
+                      std::forward<Args>(A)...)
+        ->result();
+  }
+  /// A contraction of a builtin's lowering, checked to have a plan.
+  Value *partContraction(const AssignDecl &D, const std::string &Name, Value *L,
+                         Value *R, const ShardType &Out, double Used = 1);
   /// Operand \p I of a builtin: not int32 (unless \p Ids, then only
   /// int32) and not a partial sum. Reports and returns false otherwise.
   bool checkBuiltinOperand(const AssignDecl &D, unsigned I, Value *V, bool Ids,

@@ -8,7 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Properties.h"
 #include "frontend/Sema.h"
+#include "ir/ContractionPlans.h"
 #include "ir/Ops.h"
+#include <cmath>
 
 using namespace shardc;
 
@@ -22,6 +24,7 @@ constexpr BuiltinInfo ModelBuiltins[] = {
     {"attention", ModelBuiltin::Attention, 3},
     {"embed", ModelBuiltin::Embed, 2},
     {"cross_entropy", ModelBuiltin::CrossEntropy, 2},
+    {"moe", ModelBuiltin::Moe, 3}, // 4 with `gated = true`: checked by moe()
 };
 
 const BuiltinInfo &info(ModelBuiltin B) {
@@ -56,6 +59,8 @@ DType Sema::defaultDType(ModelBuiltin B, llvm::ArrayRef<Value *> Args) {
   case ModelBuiltin::CrossEntropy:
     // The loss is accumulated in fp32, as Megatron does.
     return DType::fp32;
+  case ModelBuiltin::Moe:
+    return Args[0]->type().Elt;
   }
   llvm_unreachable("every builtin is handled");
 }
@@ -63,12 +68,13 @@ DType Sema::defaultDType(ModelBuiltin B, llvm::ArrayRef<Value *> Args) {
 Op *Sema::modelBuiltin(const AssignDecl &D, ModelBuiltin B,
                        llvm::ArrayRef<Value *> Args, const ShardType &Out) {
   const BuiltinInfo &I = info(B);
-  if (Args.size() != I.Arity) {
+  if (B != ModelBuiltin::Moe && Args.size() != I.Arity) {
     Diags.report(D.Callee.Range, diag::WrongArity, D.Callee.Name, I.Arity,
                  unsigned(Args.size()));
     return nullptr;
   }
-  if (B != ModelBuiltin::Attention && !D.Options.empty()) {
+  if (B != ModelBuiltin::Attention && B != ModelBuiltin::Moe &&
+      !D.Options.empty()) {
     Diags.report(D.Options.front().Name.Range, diag::BuiltinNoOptions,
                  D.Callee.Name);
     return nullptr;
@@ -80,6 +86,8 @@ Op *Sema::modelBuiltin(const AssignDecl &D, ModelBuiltin B,
     return embed(D, Args, Out);
   case ModelBuiltin::CrossEntropy:
     return crossEntropy(D, Args, Out);
+  case ModelBuiltin::Moe:
+    return moe(D, Args, Out);
   }
   llvm_unreachable("every builtin is handled");
 }
@@ -294,4 +302,157 @@ Op *Sema::crossEntropy(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   return Builder->create<CrossEntropyOp>(L, St, {Args[0], Args[1], RowMax},
                                          D.Out.Name, Out,
                                          CrossEntropyOp::Pass::Loss);
+}
+
+Value *Sema::partContraction(const AssignDecl &D, const std::string &Name,
+                             Value *L, Value *R, const ShardType &Out,
+                             double Used) {
+  auto Roles = classifyContraction(L->type(), R->type(), Out);
+  if (!Roles || !hasContractionPlan({L->type(), R->type(), Out, *Roles})) {
+    Diags.report(D.Range, diag::NoContractionPlan, typeStr(Out),
+                 typeStr(L->type()), typeStr(R->type()));
+    return nullptr;
+  }
+  return part<ContractionOp>(D, Name, {L, R}, Out, *Roles, false, Used);
+}
+
+/// `y = moe(x, W1, W2[, W3]; top, capacity, gated)` (LANGUAGE.md §8,
+/// COST-MODEL.md §8), lowered to ops that already have their costs and
+/// backward rules:
+///   y.router   x * Wr[E, X]     the gate (Wr an implicit replicated param)
+///   y.dispatch                  tokens to C = top x capacity x tokens / X
+///                               slots per expert; AllToAll over the expert
+///                               axes
+///   y.up       buf * W1         [X, C, F]; gated: y.gate = buf * W3
+///   y.act      silu             gated: times y.gate
+///   y.down     act * W2         [X, C, E]
+///   y          combine          AllToAll back, weighted sum per token
+Op *Sema::moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+              const ShardType &Out) {
+  PropertySet Props;
+  if (!checkProps(D.Options, PropOwner::Moe, "call to 'moe'", Props))
+    return nullptr;
+  bool Gated = Props.flag(PropId::Moe_gated, false);
+  int64_t Top =
+      Props.has(PropId::Moe_top) ? Props.get(PropId::Moe_top).Whole : 1;
+  double Capacity = Props.has(PropId::Moe_capacity)
+                        ? Props.get(PropId::Moe_capacity).Number
+                        : 1.0;
+  unsigned Want = Gated ? 4 : 3;
+  if (Args.size() != Want) {
+    Diags.report(D.Callee.Range, diag::MoeOperands, Want,
+                 Gated ? "with 'gated = true' (x, W1, W2, W3)" : "(x, W1, W2)",
+                 unsigned(Args.size()));
+    return nullptr;
+  }
+  static const char *Roles[] = {"a token", "an expert weight",
+                                "an expert weight", "an expert weight"};
+  for (unsigned I = 0; I < Want; ++I)
+    if (!checkBuiltinOperand(D, I, Args[I], /*Ids=*/false, Roles[I]))
+      return nullptr;
+  const ShardType &X = Args[0]->type(), &W1 = Args[1]->type(),
+                  &W2 = Args[2]->type();
+  if (X.Dims.size() < 2) {
+    Diags.report(D.Args[0].Range, diag::BuiltinRank,
+                 "moe's tokens '" + D.Args[0].Name.Name + "'", 2,
+                 "[..., width]", dimListStr(X, Info->Names));
+    return nullptr;
+  }
+  // W1 [X, E, F], W2 [X, F, E], W3 like W1.
+  const TensorDim &E = X.Dims.back();
+  auto Expect = [&](unsigned I, llvm::ArrayRef<TensorDim> Dims) {
+    const ShardType &T = Args[I]->type();
+    bool Ok = T.Dims.size() == Dims.size();
+    for (size_t K = 0; Ok && K < Dims.size(); ++K)
+      Ok = T.Dims[K].Id == Dims[K].Id && T.Dims[K].Size == Dims[K].Size;
+    if (!Ok)
+      Diags.report(D.Args[I].Range, diag::BuiltinDims,
+                   "moe's '" + D.Args[I].Name.Name + "'",
+                   dimsText(Dims, Info->Names), dimListStr(T, Info->Names));
+    return Ok;
+  };
+  if (W1.Dims.size() != 3) {
+    Diags.report(D.Args[1].Range, diag::BuiltinDims,
+                 "moe's '" + D.Args[1].Name.Name + "'",
+                 "[experts, " + Info->Names.Dims[E.Id] + ", hidden]",
+                 dimListStr(W1, Info->Names));
+    return nullptr;
+  }
+  const TensorDim &Experts = W1.Dims[0], &F = W1.Dims[2];
+  if (!Expect(1, {Experts, E, F}) || !Expect(2, {Experts, F, E}) ||
+      (Gated && !Expect(3, {Experts, E, F})))
+    return nullptr;
+  if (Top > Experts.Size) {
+    Diags.report(Props.get(PropId::Moe_top).Range, diag::MoeTop, Top,
+                 Info->Names.Dims[Experts.Id], Experts.Size);
+    return nullptr;
+  }
+  if (!checkBuiltinResult(D, X, Out, AxisSet()))
+    return nullptr;
+  if (!checkPeak(D, X.Elt, /*Matmul=*/true) ||
+      !checkPeak(D, X.Elt, /*Matmul=*/false))
+    return nullptr;
+  const std::string &Y = D.Out.Name;
+  // The router: an implicit param Wr [E, X], replicated.
+  ShardType WrT;
+  WrT.Elt = X.Elt;
+  WrT.Dims = {E, Experts};
+  WrT.Dims[1].Axes.clear();
+  Value *Wr = part<ParamOp>(D, Y + ".Wr", {}, WrT);
+  AnyParam = true;
+  ShardType LogitsT = X;
+  LogitsT.Dims.back() = WrT.Dims[1];
+  if (!partContraction(D, Y + ".router", Args[0], Wr, LogitsT))
+    return nullptr;
+  // The capacity slots per expert, rounded up so that every chip holding
+  // tokens gets the same number (docs/cost-model.md §8).
+  double Tokens = 1;
+  for (size_t I = 0; I + 1 < X.Dims.size(); ++I)
+    Tokens *= double(X.Dims[I].Size);
+  AxisList TokAxes = tokenAxes(X);
+  int64_t Shards = axesProduct(TokAxes, *Mesh);
+  int64_t C = int64_t(std::ceil(double(Top) * Capacity * Tokens /
+                                double(Experts.Size) / double(Shards))) *
+              Shards;
+  TensorDim Slots;
+  Slots.Id = Info->Names.Dims.size();
+  Slots.Size = C;
+  Info->Names.Dims.push_back(Y + ".C");
+  // The experts' sharding: X over W1's expert axes; the slots over the
+  // tokens' axes that are not expert axes.
+  ShardType Buf;
+  Buf.Elt = X.Elt;
+  Buf.Dims = {Experts, Slots, E};
+  Buf.Dims[1].Axes.clear();
+  for (AxisId A : TokAxes)
+    if (!llvm::is_contained(Experts.Axes, A))
+      Buf.Dims[1].Axes.push_back(A);
+  Buf.Dims[2].Axes = E.Axes;
+  Value *In = part<MoeDispatchOp>(D, Y + ".dispatch", {Args[0]}, Buf);
+  // Of the C slots, top x tokens / X hold tokens: MFU counts those.
+  double Used = double(Top) * Tokens / double(Experts.Size) / double(C);
+  ShardType HT = Buf;
+  HT.Dims[2] = F;
+  Value *H = partContraction(D, Y + ".up", In, Args[1], HT, Used);
+  if (!H)
+    return nullptr;
+  Value *A = part<ElementwiseOp>(D, Y + ".act", {H}, HT, ElementwiseFn::silu);
+  if (Gated) {
+    Value *G = partContraction(D, Y + ".gate", In, Args[3], HT, Used);
+    if (!G)
+      return nullptr;
+    A = part<ElementwiseOp>(D, Y + ".glu", {A, G}, HT, ElementwiseFn::mul);
+  }
+  // The down projection contracts F: partial sums over F's axes.
+  ShardType OT = Buf;
+  OT.Dims[2] = W2.Dims[2];
+  OT.Dims[2].Axes = E.Axes;
+  for (AxisId Ax : F.Axes)
+    OT.Unreduced.insert(Ax);
+  Value *O = partContraction(D, Y + ".down", A, Args[2], OT, Used);
+  if (!O)
+    return nullptr;
+  unsigned St = addStatement(D.Range, Y, OpKind::MoeCombine);
+  return Builder->create<MoeCombineOp>(Diags.location(D.Range.Start), St, {O},
+                                       Y, Out);
 }

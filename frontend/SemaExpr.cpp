@@ -204,6 +204,7 @@ Dimension dimensionOf(PropKind K) {
   case PropKind::Count:
   case PropKind::Whole:
   case PropKind::Fraction:
+  case PropKind::Real:
     return Dimension::count();
   case PropKind::Word:
   case PropKind::Bool:

@@ -496,3 +496,101 @@ std::optional<OpWork> CrossEntropyGradOp::work(const MeshSpec &M) const {
   W.Elt = operand(1)->type().Elt;
   return W;
 }
+
+//===----------------------------------------------------------------------===//
+// moe_dispatch, moe_combine
+//===----------------------------------------------------------------------===//
+
+AxisList shardc::tokenAxes(const ShardType &T) {
+  AxisList Axes;
+  for (size_t I = 0; I + 1 < T.Dims.size(); ++I)
+    Axes.append(T.Dims[I].Axes.begin(), T.Dims[I].Axes.end());
+  return Axes;
+}
+
+/// The buffer `[X, C, E]` as the chips holding tokens \p Tokens fill it: X
+/// whole, C over the tokens' axes, E as the tokens' last dim.
+static ShardType slotsOf(ShardType Buffer, const ShardType &Tokens) {
+  Buffer.Unreduced = {};
+  Buffer.Dims[0].Axes.clear();
+  Buffer.Dims[1].Axes = tokenAxes(Tokens);
+  Buffer.Dims[2].Axes = Tokens.Dims.back().Axes;
+  return Buffer;
+}
+
+/// The checks dispatch and combine share: a buffer `[X, C, E]` whose E is
+/// the tokens' last dim.
+static std::string moeShapes(const ShardType &Tokens, const ShardType &Buf) {
+  if (Buf.Dims.size() != 3 || Tokens.Dims.size() < 2 ||
+      !(Buf.Dims[2].Id == Tokens.Dims.back().Id))
+    return "moves tokens [..., E] to and from a buffer [X, C, E]";
+  return "";
+}
+
+std::string MoeDispatchOp::verify(const TypeNames &, bool) const {
+  if (numOperands() != 1)
+    return "takes the tokens";
+  return moeShapes(operand(0)->type(), result()->type());
+}
+
+ShardType MoeDispatchOp::naturalType() const {
+  ShardType T = slotsOf(result()->type(), operand(0)->type());
+  return T;
+}
+
+std::optional<OpWork> MoeDispatchOp::work(const MeshSpec &M) const {
+  OpWork W;
+  W.HbmBytes = operand(0)->type().localBytes(M) + naturalType().localBytes(M);
+  W.Elt = operand(0)->type().Elt;
+  return W;
+}
+
+void MoeDispatchOp::backward(GradientBuilder &G) const {
+  Value *DBuf = G.grad(result());
+  const Value *X = operand(0);
+  if (!DBuf || !G.needsGrad(X))
+    return;
+  // Each token's gradient sums its copies': a combine.
+  ShardType T = G.gradType(X);
+  G.contribute(X, G.emit<MoeCombineOp>(*this, X, {DBuf}, T));
+}
+
+std::string MoeCombineOp::verify(const TypeNames &, bool Lowered) const {
+  if (numOperands() != 1)
+    return "takes the experts' outputs";
+  std::string E = moeShapes(result()->type(), operand(0)->type());
+  if (!E.empty())
+    return E;
+  if (Lowered && !(operand(0)->type() == requiredOperandType(0)))
+    return "its operand must be in the sharding it computes in";
+  return "";
+}
+
+ShardType MoeCombineOp::requiredOperandType(unsigned) const {
+  return slotsOf(operand(0)->type(), naturalType());
+}
+
+ShardType MoeCombineOp::naturalType() const {
+  ShardType T = result()->type();
+  T.Unreduced = {};
+  return T;
+}
+
+std::optional<OpWork> MoeCombineOp::work(const MeshSpec &M) const {
+  // A multiply by the router weight and an add per slot element.
+  ShardType In = requiredOperandType(0);
+  OpWork W;
+  W.Flops = 2 * In.localElements(M);
+  W.HbmBytes = In.localBytes(M) + naturalType().localBytes(M);
+  W.Elt = In.Elt;
+  return W;
+}
+
+void MoeCombineOp::backward(GradientBuilder &G) const {
+  Value *DOut = G.grad(result());
+  const Value *Buf = operand(0);
+  if (!DOut || !G.needsGrad(Buf))
+    return;
+  // Each slot's gradient is its token's, weighted: a dispatch.
+  G.contribute(Buf, G.emit<MoeDispatchOp>(*this, Buf, {DOut}, G.gradType(Buf)));
+}

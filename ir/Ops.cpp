@@ -126,6 +126,7 @@ OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
 std::optional<OpWork> ContractionOp::work(const MeshSpec &M) const {
   OpWork W = workFor(operand(0)->type(), operand(1)->type(), result()->type(),
                      Dims, M);
+  W.UsefulFlops *= Used;
   if (Accumulate) {
     W.AccumulateBytes = result()->type().localBytes(M);
     W.HbmBytes += W.AccumulateBytes;
@@ -180,7 +181,10 @@ std::string ContractionOp::attrs(const TypeNames &N) const {
   for (size_t I = 0; I < Dims.size(); ++I)
     S += fmt::format("{}{} = {}", I ? ", " : "", N.Dims[Dims[I].Id],
                      dimRoleName(Dims[I].Role).str());
-  return S + "}";
+  S += "}";
+  if (Used != 1)
+    S += fmt::format(" used {:.4g}", Used);
+  return S;
 }
 
 std::string ContractionOp::verify(const TypeNames &N, bool Lowered) const {

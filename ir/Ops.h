@@ -72,9 +72,12 @@ classifyContraction(const ShardType &L, const ShardType &R,
 /// (COST-MODEL.md §6.2): from the second microbatch on it also reads it.
 class ContractionOp : public OpOf<ContractionOp, OpKind::Contraction> {
 public:
+  /// \p Used: the share of its FLOPs that does useful work (an expert's
+  /// contraction runs over capacity slots, of which 1 / capacity hold
+  /// tokens; COST-MODEL.md §6.5 counts only those).
   explicit ContractionOp(llvm::ArrayRef<ContractionDim> D,
-                         bool Accumulate = false)
-      : Dims(D.begin(), D.end()), Accumulate(Accumulate) {}
+                         bool Accumulate = false, double Used = 1)
+      : Dims(D.begin(), D.end()), Accumulate(Accumulate), Used(Used) {}
   llvm::ArrayRef<ContractionDim> dims() const { return Dims; }
   bool accumulates() const { return Accumulate; }
 
@@ -95,6 +98,7 @@ public:
 private:
   llvm::SmallVector<ContractionDim, 4> Dims;
   bool Accumulate;
+  double Used;
 };
 
 enum class ElementwiseFn : uint8_t {
@@ -529,6 +533,40 @@ public:
   Lowering lowering() const override { return Lowering::Local; }
   ShardType requiredOperandType(unsigned I) const override;
   ShardType naturalType() const override;
+};
+
+/// The axes sharding \p T's token dims (all but the last), major to minor.
+AxisList tokenAxes(const ShardType &T);
+
+/// A mixture-of-experts layer's dispatch (LANGUAGE.md §8): copies each
+/// local token to the `top` experts it is routed to, into a buffer `[X, C,
+/// E]` of C capacity slots per expert. It computes with C sharded over the
+/// tokens' axes and X whole, each chip filling its own slots of every
+/// expert; the buffer's written sharding (X over the expert axes) is then
+/// an AllToAll away. Reads the tokens, writes the buffer; no FLOPs. Its
+/// backward is a combine.
+class MoeDispatchOp : public OpOf<MoeDispatchOp, OpKind::MoeDispatch> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
+};
+
+/// A mixture-of-experts layer's combine: the experts' outputs `[X, C, E]`
+/// summed back into each token, weighted by its router scores (2 FLOPs per
+/// buffer element). It reads the buffer with C sharded over its result's
+/// token axes and X whole (an AllToAll from the experts' sharding), writes
+/// the tokens. Its backward is a dispatch.
+class MoeCombineOp : public OpOf<MoeCombineOp, OpKind::MoeCombine> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
 };
 
 /// A region run TripCount times; defines no value. Its carried values
