@@ -155,6 +155,7 @@ struct TrainDecl : DeclOf<DeclKind::Train> {
 };
 struct RepeatDecl : DeclOf<DeclKind::Repeat> {
   ExprPtr Count;
+  Ident Over; ///< `repeat N over P`: the pipeline axis; empty otherwise
   std::vector<DeclPtr> Body;
 };
 

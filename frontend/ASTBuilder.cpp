@@ -227,10 +227,12 @@ DeclPtr Builder::trainDecl(P::TrainDeclContext *C) {
   return D;
 }
 
-/// repeatStmt ::= 'repeat' expr '{' item* '}'
+/// repeatStmt ::= 'repeat' expr ('over' ID)? '{' item* '}'
 DeclPtr Builder::repeatStmt(P::RepeatStmtContext *C) {
   auto D = start<RepeatDecl>(C);
   D->Count = expr(C->expr());
+  if (token(C, P::OVER))
+    D->Over = Text.ident(token(C, P::ID));
   forEachChild<P::ItemContext>(
       C, [&](P::ItemContext *I) { D->Body.push_back(item(I)); });
   return D;

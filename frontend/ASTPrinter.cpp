@@ -141,7 +141,8 @@ void Printer::decl(const Decl &D, unsigned Indent) {
     line(Indent, Head);
     props(Tr->Props, Indent + 1);
   } else if (auto *R = llvm::dyn_cast<RepeatDecl>(&D)) {
-    line(Indent, Head + " " + expr(*R->Count));
+    line(Indent, Head + " " + expr(*R->Count) +
+                     (R->Over.Name.empty() ? "" : " over " + R->Over.Name));
     for (const DeclPtr &Item : R->Body)
       decl(*Item, Indent + 1);
   } else if (auto *A = llvm::dyn_cast<AssignDecl>(&D)) {

@@ -127,6 +127,7 @@ bool Sema::run() {
   // IR and report show the mesh; with no tensor asking, no error is due.
   if (!MeshChosen)
     chooseMesh(llvm::SMRange());
+  checkPipelineAxisUnused();
   if (TrainBlock && !AnyParam && !Diags.hasErrors())
     Diags.report(TrainBlock->Range.Start, diag::TrainWithoutParams);
   return !Diags.hasErrors();

@@ -215,6 +215,13 @@ private:
   /// Where the next op goes: the module's body or a repeat's.
   std::unique_ptr<OpBuilder> Builder;
   int64_t RepeatProduct = 1;
+  /// The pipelined `repeat ... over` (LANGUAGE.md §9) and its axis.
+  const RepeatDecl *Pipeline = nullptr;
+  std::optional<AxisId> PipelineAxis;
+  /// Every tensor name bound, for the pipeline axis check at the end.
+  std::vector<std::pair<Ident, const Value *>> Bound;
+  std::optional<AxisId> pipelineAxis(const RepeatDecl &D, int64_t N);
+  void checkPipelineAxisUnused();
   /// Set while an operand's written type is resolved (typeError).
   bool WrittenOperand = false;
   bool WrittenTypeBroken = false;

@@ -9,6 +9,7 @@
 #include "frontend/Sema.h"
 #include "ir/ContractionPlans.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SaveAndRestore.h"
 
 using namespace shardc;
@@ -68,6 +69,8 @@ unsigned Sema::addStatement(llvm::SMRange R, const std::string &Name,
 /// the name keeps after the body; checkCarried has checked its type. The
 /// symbol keeps its first range, for "first declared here" notes.
 void Sema::bindTensor(const Ident &Name, Value *V) {
+  if (V)
+    Bound.push_back({Name, V});
   Symbol *Old = lookup(Name.Name);
   if (Old && Old->Kind != SymKind::Tensor) {
     Diags.report(Name.Range, diag::Redeclaration, Name.Name);
@@ -128,6 +131,8 @@ void Sema::tensor(const TensorDecl &D) {
   }
   Symbol S{SymKind::Tensor, D.Name.Range, V == nullptr};
   S.Tensor = V;
+  if (V)
+    Bound.push_back({D.Name, V});
   declare(D.Name, S);
 }
 
@@ -148,8 +153,13 @@ void Sema::repeat(const RepeatDecl &D) {
     RepeatProduct = Saved;
     return;
   }
+  std::optional<AxisId> Pipe;
+  if (!D.Over.Name.empty() && !(Pipe = pipelineAxis(D, N->Int))) {
+    RepeatProduct = Saved;
+    return;
+  }
   auto *R = Builder->createNoResult<RepeatOp>(Diags.location(D.Range.Start),
-                                              NoStmt, N->Int);
+                                              NoStmt, N->Int, Pipe);
   Block &Outer = Builder->block();
   Builder->setInsertionPointToEnd(R->body());
   Scopes.emplace_back();
@@ -173,6 +183,64 @@ void Sema::repeat(const RepeatDecl &D) {
   Scopes.pop_back();
   Builder->setInsertionPointToEnd(Outer);
   RepeatProduct = Saved;
+}
+
+/// `repeat N over A` (LANGUAGE.md §9): A a mesh axis, the pipeline the
+/// file's only one and at the top level, N split evenly into the stages
+/// (and chunks, for the interleaved schedule).
+std::optional<AxisId> Sema::pipelineAxis(const RepeatDecl &D, int64_t N) {
+  if (!Repeats.empty()) {
+    Diags.report(D.Over.Range, diag::NestedPipeline);
+    return std::nullopt;
+  }
+  if (Pipeline) {
+    Diags.report(D.Over.Range, diag::SecondPipeline);
+    Diags.report(Pipeline->Over.Range, diag::FirstPipelineHere,
+                 Pipeline->Over.Name);
+    return std::nullopt;
+  }
+  std::optional<AxisId> A;
+  std::string Names;
+  for (size_t I = 0; I < Mesh->Axes.size(); ++I) {
+    Names += (I ? ", " : "") + Mesh->Axes[I].Name;
+    if (Mesh->Axes[I].Name == D.Over.Name)
+      A = AxisId(I);
+  }
+  if (!A) {
+    Diags.report(D.Over.Range, diag::UnknownAxis, Mesh->Name, D.Over.Name,
+                 Names);
+    return std::nullopt;
+  }
+  int64_t Stages = Mesh->Axes[*A].Size;
+  int64_t Chunks =
+      Config.Train && Config.Train->Schedule == PipelineSchedule::Interleaved
+          ? Config.Train->Chunks
+          : 1;
+  if (N % (Stages * Chunks) != 0) {
+    std::string Split = std::to_string(Stages) + " stages";
+    if (Chunks > 1)
+      Split += " x " + std::to_string(Chunks) + " chunks";
+    Diags.report(D.Count->Range, diag::PipelineIndivisible, N, Split,
+                 Stages * Chunks);
+    return std::nullopt;
+  }
+  Pipeline = &D;
+  PipelineAxis = A;
+  return A;
+}
+
+/// LANGUAGE.md §9: the pipeline axis places stages; it shards no tensor.
+void Sema::checkPipelineAxisUnused() {
+  if (!PipelineAxis)
+    return;
+  // Once per name: a carried value rebinds its name every iteration.
+  llvm::StringSet<> Seen;
+  for (const auto &[Name, V] : Bound)
+    if (V->type().axesUsed().contains(*PipelineAxis) &&
+        Seen.insert(Name.Name).second)
+      Diags.report(Name.Range, diag::PipelineAxisShards,
+                   Mesh->Axes[*PipelineAxis].Name, Name.Name,
+                   typeStr(V->type()));
 }
 
 Value *Sema::operand(const OperandAST &O) {

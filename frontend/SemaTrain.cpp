@@ -145,5 +145,7 @@ void Sema::param(const ParamDecl &D) {
   }
   Symbol S{SymKind::Tensor, D.Name.Range, V == nullptr};
   S.Tensor = V;
+  if (V)
+    Bound.push_back({D.Name, V});
   declare(D.Name, S);
 }

@@ -1,5 +1,5 @@
 // The surface syntax of `.shard` files (LANGUAGE.md v0.2: v0.1, §7's
-// `param` and `train`, §8's builtin options).
+// `param` and `train`, §8's builtin options, §9's `repeat ... over`).
 //
 // The grammar is deliberately permissive where a precise diagnostic is more
 // useful than a syntax error: unit names, property names, dtype names, mesh
@@ -35,7 +35,7 @@ property    : propName '=' expr ';' ;
 // config `mesh = M;`.
 propName    : word ('.' word)* ;
 word        : ID | IMPORT | CHIP | CLUSTER | LEVEL | MESH | DIM | LET | TENSOR
-            | REPEAT | CONFIG | PARAM | TRAIN ;
+            | REPEAT | CONFIG | PARAM | TRAIN | OVER ;
 
 meshDecl    : MESH ID '=' ID '[' meshAxis (',' meshAxis)* ']' ';' ;
 meshAxis    : ID ':' expr ;
@@ -55,7 +55,8 @@ index       : ID axisSet? ;
 axisSet     : '{' ID (',' ID)* '}' ;
 unreduced   : '{' index (',' index)* '}' ;
 
-repeatStmt  : REPEAT expr '{' item* '}' ;
+// `repeat 80 over P { ... }`: a pipeline over mesh axis P (LANGUAGE.md §9).
+repeatStmt  : REPEAT expr (OVER ID)? '{' item* '}' ;
 
 assignStmt  : lhs '=' rhs ';' ;
 lhs         : ID ':' tensorType                 # typedLhs
@@ -94,6 +95,7 @@ REPEAT  : 'repeat' ;
 CONFIG  : 'config' ;
 PARAM   : 'param' ;
 TRAIN   : 'train' ;
+OVER    : 'over' ;
 
 ID      : [A-Za-z_] [A-Za-z0-9_]* ;
 // A word that starts with the micro sign (U+00B5, which the report prints in

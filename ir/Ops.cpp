@@ -614,6 +614,10 @@ const RepeatOp::Carried *RepeatOp::carriedTo(const Value *V) const {
   return nullptr;
 }
 
+std::string RepeatOp::attrs(const TypeNames &N) const {
+  return Pipeline ? " over " + N.Axes[*Pipeline] : "";
+}
+
 std::string RepeatOp::verify(const TypeNames &, bool) const {
   // The builder gives a repeat no operands and no result.
   if (TripCount < 1)

@@ -580,9 +580,14 @@ public:
   struct Carried {
     Value *Init, *Next;
   };
-  explicit RepeatOp(int64_t N) : TripCount(N), Body(this) {}
-  RepeatOp(const RepeatOp &O) : OpOf(O), TripCount(O.TripCount), Body(this) {}
+  explicit RepeatOp(int64_t N, std::optional<AxisId> Pipeline = std::nullopt)
+      : TripCount(N), Pipeline(Pipeline), Body(this) {}
+  RepeatOp(const RepeatOp &O)
+      : OpOf(O), TripCount(O.TripCount), Pipeline(O.Pipeline), Body(this) {}
   int64_t tripCount() const { return TripCount; }
+  /// `repeat N over A`: the mesh axis whose coordinates are the pipeline's
+  /// stages, each running N / |A| consecutive iterations (LANGUAGE.md §9).
+  std::optional<AxisId> pipelineAxis() const { return Pipeline; }
   llvm::ArrayRef<Carried> carried() const { return CarriedValues; }
   void addCarried(Value *Init, Value *Next) {
     CarriedValues.push_back({Init, Next});
@@ -596,10 +601,12 @@ public:
   llvm::ArrayRef<Block *> regions() const override {
     return llvm::ArrayRef<Block *>(BodyPtr);
   }
+  std::string attrs(const TypeNames &N) const override;
   std::string verify(const TypeNames &N, bool Lowered) const override;
 
 private:
   int64_t TripCount;
+  std::optional<AxisId> Pipeline;
   Block Body;
   Block *BodyPtr = &Body;                      ///< what regions() points into
   llvm::SmallVector<Carried, 1> CarriedValues; ///< not copied by a clone

@@ -57,7 +57,7 @@ void IRPrinter::op(const Op &O, unsigned Indent) {
       if (Nested.result())
         name(Nested.result());
     });
-    OS << "repeat " << R->tripCount();
+    OS << "repeat " << R->tripCount() << R->attrs(M.names());
     for (size_t I = 0; I < R->carried().size(); ++I)
       OS << (I ? ", " : " carry(") << name(R->carried()[I].Init) << " -> "
          << name(R->carried()[I].Next)

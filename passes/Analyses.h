@@ -13,6 +13,7 @@
 #include "ir/Module.h"
 #include "ir/Resharding.h"
 #include "passes/CostModel.h"
+#include "passes/Schedule.h"
 #include <optional>
 #include <vector>
 
@@ -95,6 +96,22 @@ struct StepSummary {
   /// on the compute stream's critical path.
   std::optional<unsigned> CostliestComms;
   double CostliestCommsTime = 0;
+  /// With a pipelined `repeat ... over` (COST-MODEL.md §6.3); otherwise
+  /// Stages is 1 and the rest is empty.
+  struct PipelineInfo {
+    AxisId Axis = 0;
+    PipelineSchedule Schedule = PipelineSchedule::OneFOneB;
+    int64_t Chunks = 1;
+    /// Per stage, one microbatch's forward and backward (sends included,
+    /// over all its chunks).
+    std::vector<double> StageFwd, StageBwd;
+    double SendFwd = 0, SendBwd = 0; ///< one boundary's send, each way
+    double Bubble = 0; ///< 1 - the slowest stage's busy time / T_pipe
+    unsigned SlowestStage = 0;
+    std::vector<PipelineSlice> Slices; ///< the simulated schedule
+  };
+  int64_t Stages = 1;
+  std::optional<PipelineInfo> Pipeline;
 };
 
 /// check-memory: bytes per chip (COST-MODEL.md §7).
@@ -113,7 +130,9 @@ struct MemorySummary {
   double Capacity = 0; ///< the chip's hbm
   /// The statement whose gathered bytes make the transient term.
   std::optional<unsigned> TransientStmt;
-  int64_t InFlight = 1; ///< microbatches whose activations are held
+  /// Microbatches whose activations are held (interleaving makes it
+  /// fractional: COST-MODEL.md §7).
+  double InFlight = 1;
 };
 
 /// Every table one mesh's compile fills.

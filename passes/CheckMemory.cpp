@@ -68,6 +68,49 @@ std::string shrinkHint(MemoryTerm T, const TrainConfig &C) {
   llvm_unreachable("every memory term has a hint");
 }
 
+/// How many copies of a value or param the first stage of a pipeline
+/// holds: all before the pipelined repeat, 1/p of those in it, none after.
+class StageShare {
+public:
+  StageShare(const Module &Program, int64_t Stages) : Stages(Stages) {
+    const Block &Top = Program.body();
+    for (size_t I = 0; I < Top.ops().size(); ++I) {
+      const Op *O = Top.ops()[I].get();
+      Index[O] = I;
+      auto *R = dyn_cast<RepeatOp>(O);
+      if (R && R->pipelineAxis() && !Pipelined) {
+        Pipelined = I;
+        Repeat = R;
+      }
+    }
+  }
+  /// A saved value: a carried value's first version is kept once per
+  /// iteration that reads it, so it is split among the stages too.
+  double copies(const Value *V, int64_t Copies) const {
+    if (Repeat && Repeat->carriedFrom(V))
+      return double(Copies) / double(Stages);
+    return copies(V->def(), Copies);
+  }
+  double copies(const Op *O, int64_t Copies) const {
+    if (!Pipelined)
+      return double(Copies);
+    while (O->parent() && O->parent()->parentOp())
+      O = O->parent()->parentOp();
+    size_t I = Index.lookup(O);
+    if (I < *Pipelined)
+      return double(Copies);
+    if (I == *Pipelined)
+      return double(Copies) / double(Stages);
+    return 0;
+  }
+
+private:
+  int64_t Stages;
+  std::optional<size_t> Pipelined;
+  const RepeatOp *Repeat = nullptr;
+  llvm::DenseMap<const Op *, size_t> Index;
+};
+
 class CheckMemory : public Pass {
 public:
   llvm::StringRef name() const override { return "check-memory"; }
@@ -82,21 +125,34 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   const Module &M = *C.lowered();
   MemorySummary S;
   auto Add = [&](MemoryTerm T, double Bytes) { S.Bytes[unsigned(T)] += Bytes; };
+  // With a pipeline, the first stage (COST-MODEL.md §7): what comes before
+  // the pipelined repeat, and N / p of its iterations; nothing after it.
+  const auto &Pipe = C.Tables.Step ? C.Tables.Step->Pipeline : std::nullopt;
+  StageShare Share(C.program(), Pipe ? C.Tables.Step->Stages : 1);
   for (const ParamInfo &P : C.Tables.Params) {
-    double N = double(M.statement(P.Stmt).Repeat);
+    double N = Share.copies(P.Param->def(), M.statement(P.Stmt).Repeat);
     Add(MemoryTerm::Weights, P.Param->type().localBytes(Mesh) * N);
     Add(MemoryTerm::Gradients, P.GradBuffer.localBytes(Mesh) * N);
     Add(MemoryTerm::Optimizer,
         P.Optimizer.localElements(Mesh) * P.StateBytesPerElement * N);
   }
-  // Without a pipeline one microbatch's activations are held at a time.
+  // Without a pipeline one microbatch's activations are held at a time;
+  // with one, the microbatches in flight on the first stage.
   S.InFlight = 1;
+  if (Pipe) {
+    double P = double(C.Tables.Step->Stages), V = double(Pipe->Chunks);
+    double Mb = double(Train->Microbatches);
+    S.InFlight = Pipe->Schedule == PipelineSchedule::GPipe ? Mb
+                 : Pipe->Schedule == PipelineSchedule::OneFOneB
+                     ? std::min(Mb, P)
+                     : std::min(Mb, P) * (1 + (P - 1) / (P * V));
+  }
   for (auto [V, Copies] : C.Tables.Saved)
     Add(MemoryTerm::Activations,
-        V->type().localBytes(Mesh) * double(Copies) * double(S.InFlight));
+        V->type().localBytes(Mesh) * Share.copies(V, Copies) * S.InFlight);
   for (auto [O, Copies] : C.Tables.Kept)
     Add(MemoryTerm::Activations,
-        O->keptBytes(Mesh) * double(Copies) * double(S.InFlight));
+        O->keptBytes(Mesh) * Share.copies(O, Copies) * S.InFlight);
   std::vector<double> Gathered(M.info().Statements.size(), 0.0);
   walk(M.body(), [&](const Op &O) {
     std::optional<CollectiveKind> K = collectiveKindOf(O.kind());

@@ -329,7 +329,8 @@ void DeriveBackward::repeat(const RepeatOp &R) {
       seed(Cv.Next);
     Entering.push_back(grad(Cv.Next));
   }
-  auto *BR = B->createNoResult<RepeatOp>(R.loc(), NoStmt, R.tripCount());
+  auto *BR = B->createNoResult<RepeatOp>(R.loc(), NoStmt, R.tripCount(),
+                                         R.pipelineAxis());
   Block &Outer = B->block();
   B->setInsertionPointToEnd(BR->body());
   int64_t Saved = Repeat;
@@ -430,7 +431,8 @@ void DeriveBackward::optimizer(const Block &Fwd) {
     if (auto *R = dyn_cast<RepeatOp>(O)) {
       if (!Params->anyIn(R->body()))
         continue;
-      auto *OR = B->createNoResult<RepeatOp>(R->loc(), NoStmt, R->tripCount());
+      auto *OR = B->createNoResult<RepeatOp>(R->loc(), NoStmt, R->tripCount(),
+                                             R->pipelineAxis());
       Block &Outer = B->block();
       B->setInsertionPointToEnd(OR->body());
       int64_t Saved = Repeat;

@@ -198,7 +198,8 @@ void InsertCollectives::op(const Op &O) {
   if (Failed)
     return;
   if (auto *R = llvm::dyn_cast<RepeatOp>(&O)) {
-    auto *Copy = B->createNoResult<RepeatOp>(O.loc(), O.stmt(), R->tripCount());
+    auto *Copy = B->createNoResult<RepeatOp>(O.loc(), O.stmt(), R->tripCount(),
+                                             R->pipelineAxis());
     Block &Outer = B->block();
     block(R->body(), Copy->body());
     for (const RepeatOp::Carried &C : R->carried())

@@ -28,7 +28,8 @@ void cloneBlock(const Block &From, OpBuilder &B, OpBuilder::ValueMap &Map,
       B.clone(*O, Map);
       continue;
     }
-    auto *Copy = B.createNoResult<RepeatOp>(R->loc(), NoStmt, R->tripCount());
+    auto *Copy = B.createNoResult<RepeatOp>(R->loc(), NoStmt, R->tripCount(),
+                                            R->pipelineAxis());
     OpBuilder Inner(B.module(), Copy->body());
     cloneBlock(R->body(), Inner, Map, ParamType);
     for (const RepeatOp::Carried &Cv : R->carried())

@@ -309,6 +309,41 @@ shardc::computePlacementCoefficients(const MeshSpec &Mesh, CollectiveKind Kind,
   return Coeffs;
 }
 
+PlacementCoefficients shardc::computeSendCoefficients(const MeshSpec &Mesh,
+                                                      unsigned Axis) {
+  const ClusterSpec &Cluster = *Mesh.Cluster;
+  int64_t P = Mesh.numChips();
+  int64_t Size = Mesh.Axes[Axis].Size;
+  PlacementCoefficients Coeffs;
+  if (Size <= 1 || P <= 1)
+    return Coeffs;
+  // Row-major, the last axis fastest: the partner is Stride chips on.
+  int64_t Stride = 1;
+  for (size_t I = Axis + 1; I < Mesh.Axes.size(); ++I)
+    Stride *= Mesh.Axes[I].Size;
+  int64_t Child = 1;
+  for (unsigned L = 0; L < Cluster.Levels.size() && Child < P; ++L) {
+    int64_t Parent = Child * Cluster.Levels[L].Size;
+    llvm::DenseMap<int64_t, int64_t> Senders; // child unit -> chips sending out
+    int64_t Most = 0;
+    for (int64_t C = 0; C < P; ++C) {
+      if ((C / Stride) % Size == Size - 1)
+        continue; // the last stage sends nothing forward
+      int64_t Partner = C + Stride;
+      bool Out = C / Child != Partner / Child;
+      // The node's links carry only the partners inside the node.
+      if (L == 0)
+        Out = Out && C / Parent == Partner / Parent;
+      if (Out)
+        Most = std::max(Most, ++Senders[C / Child]);
+    }
+    if (Most > 0)
+      Coeffs.push_back({L, 2, double(Most), 1});
+    Child = Parent;
+  }
+  return Coeffs;
+}
+
 CollectivePlacement
 shardc::priceCoefficients(const ClusterSpec &Cluster,
                           const PlacementCoefficients &Coeffs,

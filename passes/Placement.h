@@ -61,6 +61,15 @@ PlacementCoefficients
 computePlacementCoefficients(const MeshSpec &Mesh, CollectiveKind Kind,
                              llvm::ArrayRef<unsigned> Axes);
 
+/// COST-MODEL.md §6.3: a pipeline's point-to-point sends along mesh axis
+/// \p Axis, every chip of a stage sending its V local bytes to the chip
+/// with the same coordinates in the next stage, all boundaries at once. At
+/// the node, a chip's link carries its bytes when the partner is in its
+/// node; above it, a child's uplink carries the bytes of each of its chips
+/// whose partner lies outside it. One hop per level crossed.
+PlacementCoefficients computeSendCoefficients(const MeshSpec &Mesh,
+                                              unsigned Axis);
+
 /// Prices coefficients for a group volume of \p GroupBytes bytes.
 CollectivePlacement priceCoefficients(const ClusterSpec &Cluster,
                                       const PlacementCoefficients &Coeffs,

@@ -17,8 +17,10 @@
 #ifndef SHARDC_PASSES_SCHEDULE_H
 #define SHARDC_PASSES_SCHEDULE_H
 
+#include "ir/Training.h"
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace shardc {
 
@@ -46,6 +48,39 @@ struct StreamEffect {
     return {Nd * T, D <= 0 ? K : K + (Nd - 1) * D, Nd * D};
   }
 };
+
+/// One slice of a simulated pipeline (COST-MODEL.md §6.3): a microbatch's
+/// forward or backward through one chunk of one stage, sends included.
+struct PipelineSlice {
+  unsigned Stage = 0, Chunk = 0;
+  int64_t Microbatch = 0;
+  bool Backward = false;
+  double Start = 0, End = 0;
+};
+
+/// What a pipeline's slices take: per stage, per chunk (one chunk unless the
+/// schedule is interleaved), the forward and backward of one microbatch; the
+/// first microbatch's backward beside (it does not read the gradient
+/// buffers yet).
+struct PipelineTimes {
+  std::vector<std::vector<double>> Fwd, Bwd, BwdFirst; ///< [stage][chunk]
+};
+
+struct PipelineRun {
+  double Makespan = 0;
+  std::vector<double> Busy;            ///< per stage, the slices' time
+  std::vector<double> LastBackwardEnd; ///< per stage
+  std::vector<PipelineSlice> Slices;   ///< per stage in its order
+};
+
+/// Simulates schedule \p S of \p M microbatches over the stages and chunks
+/// of \p T (COST-MODEL.md §6.3): each stage runs its slices in the
+/// schedule's order, each starting when its stage is free and its input has
+/// arrived (a forward after the previous virtual stage's forward of the
+/// microbatch, a backward after the next one's backward). Linear in stages
+/// x chunks x microbatches.
+PipelineRun simulatePipeline(PipelineSchedule S, int64_t M,
+                             const PipelineTimes &T);
 
 } // namespace shardc
 

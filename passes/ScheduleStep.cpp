@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Pipeline.h"
 #include "passes/Schedule.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace shardc;
 
@@ -39,6 +40,11 @@ public:
 private:
   Versions block(const Block &B);
   Versions statement(unsigned St);
+  /// COST-MODEL.md §6.3: the step of a program with pipelined repeats
+  /// \p Fwd (the forward's) and \p Bwd (its backward).
+  StreamEffect pipelined(const RepeatOp &Fwd, const RepeatOp &Bwd);
+  /// The optimizer's time (updates, gathers) of one run of \p B.
+  std::pair<double, double> optimizerTime(const Block &B) const;
 
   const MeshCompile *C = nullptr;
   const Module *M = nullptr;
@@ -151,6 +157,239 @@ std::pair<double, double> tokensPerMicrobatch(const Module &M) {
   return {Tokens, Dims.empty() ? 0 : double(Dims.front().Size)};
 }
 
+std::pair<double, double> ScheduleStep::optimizerTime(const Block &B) const {
+  double Opt = 0, Gather = 0;
+  unsigned Last = NoStmt;
+  for (const auto &O : B.ops()) {
+    if (auto *R = dyn_cast<RepeatOp>(O.get())) {
+      auto [O2, G2] = optimizerTime(R->body());
+      Opt += O2 * double(R->tripCount());
+      Gather += G2 * double(R->tripCount());
+      continue;
+    }
+    if (O->stmt() == NoStmt || O->stmt() == Last)
+      continue;
+    Last = O->stmt();
+    const Statement &Stmt = M->statement(Last);
+    const auto &Cost = C->Tables.StatementCosts[Last];
+    if (Stmt.Ph != Phase::Optimizer || !Cost)
+      continue;
+    (Stmt.From && Stmt.From->What == Provenance::Gather ? Gather : Opt) +=
+        Cost->Time;
+  }
+  return {Opt, Gather};
+}
+
+/// The pipelined repeats of \p M's top level: the forward's and its
+/// backward's (derive-backward keeps the axis on both).
+static std::pair<const RepeatOp *, const RepeatOp *>
+pipelinedRepeats(const Module &M) {
+  const RepeatOp *Fwd = nullptr, *Bwd = nullptr;
+  for (const auto &O : M.body().ops()) {
+    auto *R = dyn_cast<RepeatOp>(O.get());
+    if (!R || !R->pipelineAxis())
+      continue;
+    // The first statement in it says which part of the step it is.
+    std::optional<Phase> Ph;
+    walk(R->body(), [&](const Op &In) {
+      if (!Ph && In.stmt() != NoStmt)
+        Ph = M.statement(In.stmt()).Ph;
+    });
+    if (Ph == Phase::Forward && !Fwd)
+      Fwd = R;
+    else if ((Ph == Phase::Backward || Ph == Phase::Sync) && !Bwd)
+      Bwd = R;
+  }
+  return {Fwd, Bwd};
+}
+
+StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
+  const MeshSpec &Mesh = C->mesh();
+  AxisId Axis = *RF.pipelineAxis();
+  unsigned P = unsigned(Mesh.Axes[Axis].Size);
+  const TrainConfig &Train = *C->config().Train;
+  int64_t V =
+      Train.Schedule == PipelineSchedule::Interleaved ? Train.Chunks : 1;
+  int64_t PerChunk = RF.tripCount() / (int64_t(P) * V);
+  // The params before the pipeline live on the first stage, after it on
+  // the last (LANGUAGE.md §9).
+  llvm::DenseSet<unsigned> PreParams;
+  for (const auto &O : M->body().ops()) {
+    if (O.get() == &RF)
+      break;
+    if (isa<ParamOp>(O.get()))
+      PreParams.insert(O->stmt());
+  }
+  // The top level in pieces: before, in and after each pipelined repeat.
+  Versions FPre, FBody, FPost, BPost, BBody, BPre;
+  double OptPre = 0, OptPost = 0, GatherPre = 0, GatherPost = 0;
+  std::pair<double, double> OptBody;
+  int Part = 0; // 0: before the forward's repeat, 1: before the backward's
+  unsigned Last = NoStmt;
+  for (const auto &O : M->body().ops()) {
+    if (auto *R = dyn_cast<RepeatOp>(O.get())) {
+      Last = NoStmt;
+      if (R == &RF) {
+        FBody = block(R->body());
+        Part = 1;
+      } else if (R == &RB) {
+        BBody = block(R->body());
+        Part = 2;
+      } else if (R->pipelineAxis()) {
+        OptBody = optimizerTime(R->body()); // the updates of the stages' params
+        block(R->body());
+      } else {
+        Versions Body = block(R->body());
+        for (auto F : {0, 1})
+          for (auto L : {0, 1})
+            Body.E[F][L] = Body.E[F][L].times(R->tripCount());
+        (Part == 0 ? FPre : Part == 1 ? FPost : BPre).then(Body);
+      }
+      continue;
+    }
+    if (O->stmt() == NoStmt || O->stmt() == Last)
+      continue;
+    Last = O->stmt();
+    const Statement &Stmt = M->statement(Last);
+    Versions V = statement(Last);
+    switch (Stmt.Ph) {
+    case Phase::Forward:
+      (Part == 0 ? FPre : FPost).then(V);
+      break;
+    case Phase::Backward:
+    case Phase::Sync:
+      (Part < 2 ? BPost : BPre).then(V);
+      break;
+    case Phase::Optimizer: {
+      const auto &Cost = C->Tables.StatementCosts[Last];
+      double T = Cost ? Cost->Time : 0;
+      bool Pre = Stmt.From && PreParams.count(Stmt.From->Stmt);
+      bool Gather = Stmt.From && Stmt.From->What == Provenance::Gather;
+      (Gather ? (Pre ? GatherPre : GatherPost) : (Pre ? OptPre : OptPost)) += T;
+      break;
+    }
+    }
+  }
+  // The sends: each stage's carried values forward, their gradients back.
+  double FwdBytes = 0, BwdBytes = 0;
+  for (const RepeatOp::Carried &Cv : RF.carried())
+    FwdBytes += Cv.Init->type().localBytes(Mesh);
+  for (size_t I = 0; I < RB.carried().size() && I < RF.carried().size(); ++I)
+    BwdBytes += RB.carried()[I].Init->type().localBytes(Mesh);
+  PlacementCoefficients Send = computeSendCoefficients(Mesh, Axis);
+  StepSummary::PipelineInfo PI;
+  PI.Axis = Axis;
+  PI.Schedule = V > 1 ? PipelineSchedule::Interleaved : Train.Schedule;
+  if (PI.Schedule == PipelineSchedule::Interleaved && V == 1)
+    PI.Schedule = PipelineSchedule::OneFOneB; // one chunk: plain 1F1B
+  PI.Chunks = V;
+  PI.SendFwd = priceCoefficients(*Mesh.Cluster, Send, FwdBytes).Time;
+  PI.SendBwd = priceCoefficients(*Mesh.Cluster, Send, BwdBytes).Time;
+  // Each (stage, chunk): virtual stage c·p + s runs iterations
+  // [(c·p + s)·k, (c·p + s + 1)·k) of the N, k = N / (p·v).
+  PipelineTimes Times;
+  Times.Fwd.assign(P, std::vector<double>(V, 0));
+  Times.Bwd = Times.BwdFirst = Times.Fwd;
+  std::vector<Versions> LastBwd(P);
+  int64_t Q = int64_t(P) * V;
+  for (unsigned Sg = 0; Sg < P; ++Sg)
+    for (int64_t Ch = 0; Ch < V; ++Ch) {
+      int64_t Vq = Ch * P + Sg;
+      Versions F, B, Body = FBody, BBodyN = BBody;
+      for (auto Fi : {0, 1})
+        for (auto L : {0, 1}) {
+          Body.E[Fi][L] = Body.E[Fi][L].times(PerChunk);
+          BBodyN.E[Fi][L] = BBodyN.E[Fi][L].times(PerChunk);
+        }
+      if (Vq == 0)
+        F.then(FPre);
+      F.then(Body);
+      if (Vq == Q - 1) {
+        F.then(FPost);
+        B.then(BPost);
+      }
+      B.then(BBodyN);
+      if (Vq == 0)
+        B.then(BPre);
+      Versions SendF, SendB;
+      for (auto Fi : {0, 1})
+        for (auto L : {0, 1}) {
+          SendF.E[Fi][L] = StreamEffect::compute(PI.SendFwd);
+          SendB.E[Fi][L] = StreamEffect::compute(PI.SendBwd);
+        }
+      if (Vq + 1 < Q)
+        F.then(SendF);
+      if (Vq > 0)
+        B.then(SendB);
+      Times.Fwd[Sg][Ch] = F.E[0][0].T;
+      Times.Bwd[Sg][Ch] = B.E[0][0].T;
+      Times.BwdFirst[Sg][Ch] = B.E[1][0].T;
+      // The last microbatch's backwards run the chunks last to first.
+      Versions Chain = B;
+      Chain.then(LastBwd[Sg]);
+      LastBwd[Sg] = Chain;
+    }
+  PipelineRun Run = simulatePipeline(PI.Schedule, Microbatches, Times);
+  double SyncEnd = Run.Makespan;
+  // t_f and t_b are one stage's: the slowest's, not the whole model's.
+  S.TFwd = S.TBwd = S.TBwdFirst = 0;
+  for (unsigned Sg = 0; Sg < P; ++Sg) {
+    const StreamEffect &E = LastBwd[Sg].E[Microbatches == 1][1];
+    SyncEnd = std::max(SyncEnd, Run.LastBackwardEnd[Sg] + E.backlogAfter(0));
+    double Fw = 0, Bw = 0, BwFirst = 0;
+    for (int64_t Ch = 0; Ch < V; ++Ch) {
+      Fw += Times.Fwd[Sg][Ch];
+      Bw += Times.Bwd[Sg][Ch];
+      BwFirst += Times.BwdFirst[Sg][Ch];
+    }
+    PI.StageFwd.push_back(Fw);
+    PI.StageBwd.push_back(Bw);
+    if (Fw + Bw > S.TFwd + S.TBwd) {
+      S.TFwd = Fw;
+      S.TBwd = Bw;
+      S.TBwdFirst = BwFirst;
+    }
+    if (Run.Busy[Sg] > Run.Busy[PI.SlowestStage])
+      PI.SlowestStage = Sg;
+  }
+  PI.Bubble =
+      Run.Makespan > 0 ? 1 - Run.Busy[PI.SlowestStage] / Run.Makespan : 0;
+  PI.Slices = std::move(Run.Slices);
+  int64_t PerStage = RF.tripCount() / P;
+  S.TOpt = OptBody.first * double(PerStage) +
+           (P == 1 ? OptPre + OptPost : std::max(OptPre, OptPost));
+  S.TParamGather =
+      OptBody.second * double(PerStage) +
+      (P == 1 ? GatherPre + GatherPost : std::max(GatherPre, GatherPost));
+  S.Stages = P;
+  S.Pipeline = std::move(PI);
+  // Each chip runs its stage's share: HFU and the collectives per step are
+  // per chip, averaged over the stages.
+  S.Hfu /= double(P);
+  for (const RepeatOp *R : {&RF, &RB})
+    walk(R->body(), [&](const Op &O) {
+      if (O.stmt() != NoStmt)
+        CommsPerStep[O.stmt()] = 0;
+    });
+  for (const RepeatOp *R : {&RF, &RB})
+    walk(R->body(), [&](const Op &O) {
+      if (O.stmt() == NoStmt || CommsPerStep[O.stmt()] != 0)
+        return;
+      const auto &Cost = C->Tables.StatementCosts[O.stmt()];
+      const Statement &St = M->statement(O.stmt());
+      bool Every =
+          St.Ph != Phase::Sync || (St.From && St.From->EveryMicrobatch);
+      if (Cost)
+        CommsPerStep[O.stmt()] = Cost->TComms * double(St.Repeat) / double(P) *
+                                 (Every ? double(Microbatches) : 1);
+    });
+  // What the step needs of the makespan and the syncs: a piece of
+  // Makespan compute time leaving the syncs' overrun as backlog.
+  StreamEffect Step = StreamEffect::compute(Run.Makespan);
+  Step.K = SyncEnd - Run.Makespan;
+  return Step;
+}
+
 bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &) {
   const auto &Train = Compile.config().Train;
   if (!Train)
@@ -162,12 +401,17 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &) {
   ModelAtPeak = 0;
   S.Microbatches = Microbatches;
   CommsPerStep.assign(M->info().Statements.size(), 0.0);
-  Versions Mb = block(M->body());
   StreamEffect Step;
-  if (Microbatches == 1)
-    Step = Mb.E[1][1];
-  else
-    Step = Mb.E[1][0].then(Mb.E[0][0].times(Microbatches - 2)).then(Mb.E[0][1]);
+  if (auto [Fwd, Bwd] = pipelinedRepeats(*M); Fwd && Bwd) {
+    Step = pipelined(*Fwd, *Bwd);
+  } else {
+    Versions Mb = block(M->body());
+    if (Microbatches == 1)
+      Step = Mb.E[1][1];
+    else
+      Step =
+          Mb.E[1][0].then(Mb.E[0][0].times(Microbatches - 2)).then(Mb.E[0][1]);
+  }
   S.TPipe = Step.T;
   S.TSyncExposed = Step.backlogAfter(0);
   S.TStep = S.TPipe + S.TSyncExposed + S.TOpt + S.TParamGather;

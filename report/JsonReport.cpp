@@ -179,7 +179,7 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
   J.attributeObject("step", [&] {
     J.attribute("backward_first_s", S.TBwdFirst);
     J.attribute("backward_s", S.TBwd);
-    J.attribute("bubble", 0.0); // no pipeline yet
+    J.attribute("bubble", S.Pipeline ? S.Pipeline->Bubble : 0.0);
     if (S.CostliestComms) {
       const Statement &St = C.program().statement(*S.CostliestComms);
       J.attributeObject("costliest_collective", [&] {
@@ -197,6 +197,22 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
     J.attribute("model_flops", S.ModelFlops);
     J.attribute("optimizer_s", S.TOpt);
     J.attribute("param_gather_s", S.TParamGather);
+    if (const auto &PI = S.Pipeline)
+      J.attributeObject("pipeline", [&] {
+        J.attribute("axis", C.program().names().Axes[PI->Axis]);
+        J.attribute("chunks", PI->Chunks);
+        J.attribute("schedule", scheduleName(PI->Schedule));
+        J.attribute("send_backward_s", PI->SendBwd);
+        J.attribute("send_forward_s", PI->SendFwd);
+        J.attribute("slowest_stage", int64_t(PI->SlowestStage));
+        J.attributeArray("stages", [&] {
+          for (size_t I = 0; I < PI->StageFwd.size(); ++I)
+            J.object([&] {
+              J.attribute("backward_s", PI->StageBwd[I]);
+              J.attribute("forward_s", PI->StageFwd[I]);
+            });
+        });
+      });
     J.attribute("pipeline_s", S.TPipe);
     J.attribute("sync_exposed_s", S.TSyncExposed);
     J.attribute("sync_s", S.TSync);

@@ -207,18 +207,41 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                llvm::raw_ostream &OS) {
   const Module &M = *C.lowered();
   int64_t Mb = S.Microbatches;
-  OS << fmt::format("\nstep ({} microbatch{}, no pipeline):\n", Mb,
-                    Mb == 1 ? "" : "es");
-  OS << fmt::format("  forward t_f          {}\n", formatTime(S.TFwd));
+  const auto &PI = S.Pipeline;
+  std::string Pipe = "no pipeline";
+  if (PI)
+    Pipe = fmt::format(
+        "{} stages over {}, {}{}", S.Stages, M.names().Axes[PI->Axis],
+        scheduleName(PI->Schedule).str(),
+        PI->Chunks > 1 ? fmt::format(" with {} chunks", PI->Chunks) : "");
+  OS << fmt::format("\nstep ({} microbatch{}, {}):\n", Mb, Mb == 1 ? "" : "es",
+                    Pipe);
+  if (PI) {
+    std::string Stages;
+    for (size_t I = 0; I < PI->StageFwd.size(); ++I)
+      Stages +=
+          (I ? " / " : "") + formatTime(PI->StageFwd[I] + PI->StageBwd[I]);
+    OS << fmt::format("  stages t_f + t_b     {}\n", Stages);
+    OS << fmt::format("  sends                {} forward, {} backward per "
+                      "stage boundary (on the critical path)\n",
+                      formatTime(PI->SendFwd), formatTime(PI->SendBwd));
+  }
+  OS << fmt::format("  forward t_f          {}{}\n", formatTime(S.TFwd),
+                    PI ? "  (the slowest stage's)" : "");
   OS << fmt::format("  backward t_b         {}{}\n", formatTime(S.TBwd),
                     S.TBwdFirst != S.TBwd
                         ? fmt::format(" ({} in the first microbatch, before "
                                       "the gradient buffers are read)",
                                       formatTime(S.TBwdFirst))
                         : "");
+  std::string PipeWhy =
+      PI ? fmt::format("the simulated schedule's makespan; bubble {:.1f}% of "
+                       "stage {}",
+                       100.0 * PI->Bubble, PI->SlowestStage)
+      : Mb == 1 ? std::string("t_f + t_b")
+                : std::string("m x t_f + the first t_b + (m - 1) x t_b");
   OS << fmt::format("  T_pipe               {}  ({})\n", formatTime(S.TPipe),
-                    Mb == 1 ? "t_f + t_b"
-                            : "m x t_f + the first t_b + (m - 1) x t_b");
+                    PipeWhy);
   OS << fmt::format("  gradient sync        {} exposed of {} issued\n",
                     formatTime(S.TSyncExposed), formatTime(S.TSync));
   OS << fmt::format("  optimizer            {}\n", formatTime(S.TOpt));
@@ -271,8 +294,11 @@ void memoryLines(const MeshCompile &C, const MemorySummary &Mem,
   for (unsigned T = 0; T < NumMemoryTerms; ++T) {
     std::string Extra;
     if (MemoryTerm(T) == MemoryTerm::Activations)
-      Extra = fmt::format("  ({} microbatch{} in flight)", Mem.InFlight,
-                          Mem.InFlight == 1 ? "" : "es");
+      Extra = fmt::format("  ({:.4g} microbatch{} in flight{})", Mem.InFlight,
+                          Mem.InFlight == 1 ? "" : "es",
+                          C.Tables.Step && C.Tables.Step->Pipeline
+                              ? ", on the first stage"
+                              : "");
     if (MemoryTerm(T) == MemoryTerm::Transient && Mem.TransientStmt) {
       const Statement &St = C.lowered()->statement(*Mem.TransientStmt);
       Extra = fmt::format("  (gathered by '{}', line {})", St.Name,
