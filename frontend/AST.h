@@ -103,6 +103,7 @@ struct ImportDecl : DeclOf<DeclKind::Import> {
 };
 struct ChipDecl : DeclOf<DeclKind::Chip> {
   Ident Name;
+  Ident Base; ///< `chip NEW : BASE`; empty otherwise
   std::vector<Property> Props;
 };
 struct LevelAST {
@@ -112,6 +113,7 @@ struct LevelAST {
 };
 struct ClusterDecl : DeclOf<DeclKind::Cluster> {
   Ident Name;
+  Ident Base; ///< `cluster NEW : BASE`; empty otherwise
   std::vector<Property> Props;
   std::vector<LevelAST> Levels;
 };

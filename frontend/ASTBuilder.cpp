@@ -153,20 +153,24 @@ DeclPtr Builder::importDecl(P::ImportDeclContext *C) {
   return D;
 }
 
-/// chipDecl ::= 'chip' ID '{' property* '}'
+/// chipDecl ::= 'chip' ID (':' ID)? '{' property* '}'
 DeclPtr Builder::chipDecl(P::ChipDeclContext *C) {
   auto D = start<ChipDecl>(C);
   D->Name = Text.ident(token(C, P::ID));
+  if (antlr4::Token *Base = token(C, P::ID, 1))
+    D->Base = Text.ident(Base);
   forEachChild<P::PropertyContext>(
       C, [&](auto *Prop) { D->Props.push_back(property(Prop)); });
   return D;
 }
 
-/// clusterDecl ::= 'cluster' ID '{' (property | levelDecl)* '}'
+/// clusterDecl ::= 'cluster' ID (':' ID)? '{' (property | levelDecl)* '}'
 /// levelDecl   ::= 'level' ID '{' property* '}'
 DeclPtr Builder::clusterDecl(P::ClusterDeclContext *C) {
   auto D = start<ClusterDecl>(C);
   D->Name = Text.ident(token(C, P::ID));
+  if (antlr4::Token *Base = token(C, P::ID, 1))
+    D->Base = Text.ident(Base);
   forEachChild<P::PropertyContext>(
       C, [&](auto *Prop) { D->Props.push_back(property(Prop)); });
   forEachChild<P::LevelDeclContext>(C, [&](P::LevelDeclContext *L) {

@@ -102,10 +102,12 @@ void Printer::decl(const Decl &D, unsigned Indent) {
   if (auto *I = llvm::dyn_cast<ImportDecl>(&D)) {
     line(Indent, Head + fmt::format(" \"{}\"", I->Path));
   } else if (auto *C = llvm::dyn_cast<ChipDecl>(&D)) {
-    line(Indent, Head + " '" + C->Name.Name + "'");
+    line(Indent, Head + " '" + C->Name.Name + "'" +
+                     (C->Base.Name.empty() ? "" : " : " + C->Base.Name));
     props(C->Props, Indent + 1);
   } else if (auto *C = llvm::dyn_cast<ClusterDecl>(&D)) {
-    line(Indent, Head + " '" + C->Name.Name + "'");
+    line(Indent, Head + " '" + C->Name.Name + "'" +
+                     (C->Base.Name.empty() ? "" : " : " + C->Base.Name));
     props(C->Props, Indent + 1);
     for (const LevelAST &L : C->Levels) {
       line(Indent + 1, fmt::format("level {} '{}'", at(L.Range), L.Name.Name));

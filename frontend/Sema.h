@@ -79,7 +79,9 @@ private:
   void declareItem(const Decl &D);
   void chip(const ChipDecl &D);
   void cluster(const ClusterDecl &D);
-  bool level(const LevelAST &L, LevelSpec &Out);
+  /// A level's properties into \p Out; \p Derived: over the base's.
+  bool level(const LevelAST &L, LevelSpec &Out, bool Derived);
+  const Symbol *presetBase(const Ident &Base, SymKind Want);
   void mesh(const MeshDecl &D);
   void dims(const DimDecl &D);
   void lets(const std::vector<Binding> &Bs);

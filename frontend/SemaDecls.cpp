@@ -98,10 +98,35 @@ void Sema::declareItem(const Decl &D) {
     train(*T);
 }
 
+/// The chip or cluster a derived preset starts from (LANGUAGE.md §10), or
+/// null (reported) when \p Base names none.
+const Symbol *Sema::presetBase(const Ident &Base, SymKind Want) {
+  const Symbol *S = lookup(Base.Name);
+  if (!S) {
+    reportUndefined(Base, symKindName(Want), {Want});
+    return nullptr;
+  }
+  if (S->Kind != Want) {
+    Diags.report(Base.Range, diag::WrongKindOfName, Base.Name,
+                 symKindName(S->Kind), symKindName(Want));
+    return nullptr;
+  }
+  return S->Poisoned ? nullptr : S;
+}
+
 void Sema::chip(const ChipDecl &D) {
   PropertySet Props;
-  bool Ok = checkProps(D.Props, PropOwner::Chip, "chip", Props, &D.Name);
+  // A derived chip has every required property from its base.
+  bool Derived = !D.Base.Name.empty();
+  bool Ok = checkProps(D.Props, PropOwner::Chip, "chip", Props,
+                       Derived ? nullptr : &D.Name);
   ChipSpec &C = Chips.emplace_back();
+  if (Derived) {
+    const Symbol *B = presetBase(D.Base, SymKind::Chip);
+    Ok &= B != nullptr;
+    if (B)
+      C = *B->Chip;
+  }
   C.Name = D.Name.Name;
   for (unsigned T = 0; T < NumDTypes; ++T) {
     if (const auto &V = Props.member(PropId::Chip_flops, DType(T)))
@@ -109,39 +134,49 @@ void Sema::chip(const ChipDecl &D) {
     if (const auto &V = Props.member(PropId::Chip_vector_flops, DType(T)))
       C.VectorFlops[T] = V->Number;
   }
-  C.HbmBytes = Props.number(PropId::Chip_hbm, 0);
-  C.HbmBw = Props.number(PropId::Chip_hbm_bw, 0);
-  C.MatmulEfficiency = Props.number(PropId::Chip_matmul_efficiency, 1.0);
-  C.HbmEfficiency = Props.number(PropId::Chip_hbm_efficiency, 1.0);
+  C.HbmBytes = Props.number(PropId::Chip_hbm, C.HbmBytes);
+  C.HbmBw = Props.number(PropId::Chip_hbm_bw, C.HbmBw);
+  C.MatmulEfficiency =
+      Props.number(PropId::Chip_matmul_efficiency, C.MatmulEfficiency);
+  C.HbmEfficiency = Props.number(PropId::Chip_hbm_efficiency, C.HbmEfficiency);
   Symbol S{SymKind::Chip, D.Name.Range, !Ok};
   S.Chip = &C;
   declare(D.Name, S);
 }
 
-bool Sema::level(const LevelAST &L, LevelSpec &Out) {
+bool Sema::level(const LevelAST &L, LevelSpec &Out, bool Derived) {
   PropertySet Props;
-  bool Ok = checkProps(L.Props, PropOwner::Level, "level", Props, &L.Name);
+  bool Ok = checkProps(L.Props, PropOwner::Level, "level", Props,
+                       Derived ? nullptr : &L.Name);
   Out.Name = L.Name.Name;
-  Out.Size =
-      Props.has(PropId::Level_size) ? Props.get(PropId::Level_size).Whole : 0;
-  Out.UplinkBw = Props.number(PropId::Level_uplink_bw, 0);
-  Out.Bw = Props.number(PropId::Level_bw, 0);
+  if (Props.has(PropId::Level_size))
+    Out.Size = Props.get(PropId::Level_size).Whole;
+  Out.UplinkBw = Props.number(PropId::Level_uplink_bw, Out.UplinkBw);
+  Out.Bw = Props.number(PropId::Level_bw, Out.Bw);
   Out.InNetworkReduction =
-      Props.flag(PropId::Level_in_network_reduction, false);
-  Out.Latency = Props.number(PropId::Level_latency, 0);
-  Out.Efficiency = Props.number(PropId::Level_efficiency, 1.0);
+      Props.flag(PropId::Level_in_network_reduction, Out.InNetworkReduction);
+  Out.Latency = Props.number(PropId::Level_latency, Out.Latency);
+  Out.Efficiency = Props.number(PropId::Level_efficiency, Out.Efficiency);
   return Ok;
 }
 
 void Sema::cluster(const ClusterDecl &D) {
   PropertySet Props;
-  bool Ok = checkProps(D.Props, PropOwner::Cluster, "cluster", Props, &D.Name);
+  bool Derived = !D.Base.Name.empty();
+  bool Ok = checkProps(D.Props, PropOwner::Cluster, "cluster", Props,
+                       Derived ? nullptr : &D.Name);
   auto Shared = std::make_shared<ClusterSpec>();
   ClusterSpec &C = *Shared;
+  if (Derived) {
+    const Symbol *B = presetBase(D.Base, SymKind::Cluster);
+    Ok &= B != nullptr;
+    if (B)
+      C = *B->Cluster;
+  }
   C.Name = D.Name.Name;
   if (Props.has(PropId::Cluster_chip))
     C.Chip = *Props.get(PropId::Cluster_chip).Sym->Chip;
-  if (D.Levels.empty()) {
+  if (!Derived && D.Levels.empty()) {
     Diags.report(D.Name.Range, diag::ClusterNoLevels, C.Name);
     Ok = false;
   }
@@ -150,18 +185,40 @@ void Sema::cluster(const ClusterDecl &D) {
                  unsigned(D.Levels.size()), MaxLevels);
     Ok = false;
   }
-  int64_t Chips = 1;
   // Every level is checked even after an error elsewhere in the cluster:
-  // each level's mistakes are its own, so none hides another's.
+  // each level's mistakes are its own, so none hides another's. A derived
+  // cluster's levels override its base's, by name.
+  int64_t Chips = 1;
   for (const LevelAST &L : D.Levels) {
     if (Diags.shouldStop())
       break;
-    Ok &= level(L, C.Levels.emplace_back());
-    if (Ok && __builtin_mul_overflow(Chips, C.Levels.back().Size, &Chips)) {
-      Diags.report(L.Range, diag::IntegerOverflow);
-      Ok = false;
+    if (!Derived) {
+      Ok &= level(L, C.Levels.emplace_back(), /*Derived=*/false);
+      if (Ok && __builtin_mul_overflow(Chips, C.Levels.back().Size, &Chips)) {
+        Diags.report(L.Range, diag::IntegerOverflow);
+        Ok = false;
+      }
+      continue;
     }
+    auto It = llvm::find_if(
+        C.Levels, [&](const LevelSpec &S) { return S.Name == L.Name.Name; });
+    if (It == C.Levels.end()) {
+      std::string Names;
+      for (const LevelSpec &S : C.Levels)
+        Names += (Names.empty() ? "" : ", ") + S.Name;
+      Diags.report(L.Name.Range, diag::UnknownBaseLevel, D.Base.Name,
+                   L.Name.Name, Names);
+      Ok = false;
+      continue;
+    }
+    Ok &= level(L, *It, /*Derived=*/true);
   }
+  if (Derived)
+    for (const LevelSpec &L : C.Levels)
+      if (Ok && __builtin_mul_overflow(Chips, L.Size, &Chips)) {
+        Diags.report(D.Range, diag::IntegerOverflow);
+        Ok = false;
+      }
   Symbol S{SymKind::Cluster, D.Name.Range, !Ok};
   S.Cluster = std::move(Shared);
   declare(D.Name, S);

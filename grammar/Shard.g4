@@ -1,5 +1,5 @@
 // The surface syntax of `.shard` files (LANGUAGE.md v0.2: v0.1, §7's
-// `param` and `train`, §8's builtin options, §9's `repeat ... over`).
+// `param` and `train`, §8's builtin options, §9's `repeat ... over`, §10's derived presets).
 //
 // The grammar is deliberately permissive where a precise diagnostic is more
 // useful than a syntax error: unit names, property names, dtype names, mesh
@@ -26,8 +26,10 @@ item
   ;
 
 importDecl  : IMPORT STRING ';' ;
-chipDecl    : CHIP ID '{' property* '}' ;
-clusterDecl : CLUSTER ID '{' (property | levelDecl)* '}' ;
+// `chip NEW : BASE { ... }` copies BASE and overrides what it writes
+// (LANGUAGE.md §10); so does a cluster, level by level.
+chipDecl    : CHIP ID (':' ID)? '{' property* '}' ;
+clusterDecl : CLUSTER ID (':' ID)? '{' (property | levelDecl)* '}' ;
 levelDecl   : LEVEL ID '{' property* '}' ;
 configDecl  : CONFIG '{' property* '}' ;
 property    : propName '=' expr ';' ;
