@@ -112,6 +112,15 @@ struct StepSummary {
   };
   int64_t Stages = 1;
   std::optional<PipelineInfo> Pipeline;
+  /// The step's program in the pieces the stages run, as top-level ops of
+  /// the lowered module (for the timeline): what precedes the pipelined
+  /// repeats runs on the first stage, what follows them on the last, their
+  /// bodies on every stage; without a pipeline everything is "first".
+  struct Pieces {
+    std::vector<const Op *> FwdFirst, FwdLast, BwdLast, BwdFirst, OptFirst,
+        OptLast;
+    const RepeatOp *FwdBody = nullptr, *BwdBody = nullptr, *OptBody = nullptr;
+  } Program;
 };
 
 /// check-memory: bytes per chip (COST-MODEL.md §7).

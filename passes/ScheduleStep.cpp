@@ -180,6 +180,17 @@ std::pair<double, double> ScheduleStep::optimizerTime(const Block &B) const {
   return {Opt, Gather};
 }
 
+/// The phase of the first statement in \p B: which part of the step a
+/// repeat is.
+static std::optional<Phase> firstPhase(const Module &M, const Block &B) {
+  std::optional<Phase> Ph;
+  walk(B, [&](const Op &In) {
+    if (!Ph && In.stmt() != NoStmt)
+      Ph = M.statement(In.stmt()).Ph;
+  });
+  return Ph;
+}
+
 /// The pipelined repeats of \p M's top level: the forward's and its
 /// backward's (derive-backward keeps the axis on both).
 static std::pair<const RepeatOp *, const RepeatOp *>
@@ -189,12 +200,7 @@ pipelinedRepeats(const Module &M) {
     auto *R = dyn_cast<RepeatOp>(O.get());
     if (!R || !R->pipelineAxis())
       continue;
-    // The first statement in it says which part of the step it is.
-    std::optional<Phase> Ph;
-    walk(R->body(), [&](const Op &In) {
-      if (!Ph && In.stmt() != NoStmt)
-        Ph = M.statement(In.stmt()).Ph;
-    });
+    std::optional<Phase> Ph = firstPhase(M, R->body());
     if (Ph == Phase::Forward && !Fwd)
       Fwd = R;
     else if ((Ph == Phase::Backward || Ph == Phase::Sync) && !Bwd)
@@ -226,25 +232,47 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
   std::pair<double, double> OptBody;
   int Part = 0; // 0: before the forward's repeat, 1: before the backward's
   unsigned Last = NoStmt;
+  StepSummary::Pieces &Pc = S.Program;
+  Pc.FwdBody = &RF;
+  Pc.BwdBody = &RB;
   for (const auto &O : M->body().ops()) {
     if (auto *R = dyn_cast<RepeatOp>(O.get())) {
       Last = NoStmt;
       if (R == &RF) {
         FBody = block(R->body());
         Part = 1;
-      } else if (R == &RB) {
+        continue;
+      }
+      if (R == &RB) {
         BBody = block(R->body());
         Part = 2;
-      } else if (R->pipelineAxis()) {
-        OptBody = optimizerTime(R->body()); // the updates of the stages' params
-        block(R->body());
-      } else {
-        Versions Body = block(R->body());
-        for (auto F : {0, 1})
-          for (auto L : {0, 1})
-            Body.E[F][L] = Body.E[F][L].times(R->tripCount());
-        (Part == 0 ? FPre : Part == 1 ? FPost : BPre).then(Body);
+        continue;
       }
+      std::optional<Phase> Ph = firstPhase(*M, R->body());
+      if (Ph == Phase::Optimizer) {
+        // The updates of the stages' params, or (another repeat's) of the
+        // first stage's.
+        std::pair<double, double> T = optimizerTime(R->body());
+        block(R->body());
+        if (R->pipelineAxis()) {
+          OptBody = T;
+          Pc.OptBody = R;
+        } else {
+          OptPre += T.first;
+          GatherPre += T.second;
+          Pc.OptFirst.push_back(R);
+        }
+        continue;
+      }
+      Versions Body = block(R->body());
+      for (auto F : {0, 1})
+        for (auto L : {0, 1})
+          Body.E[F][L] = Body.E[F][L].times(R->tripCount());
+      bool Fwd = Ph == Phase::Forward;
+      (Fwd ? (Part == 0 ? FPre : FPost) : (Part < 2 ? BPost : BPre)).then(Body);
+      (Fwd ? (Part == 0 ? Pc.FwdFirst : Pc.FwdLast)
+           : (Part < 2 ? Pc.BwdLast : Pc.BwdFirst))
+          .push_back(R);
       continue;
     }
     if (O->stmt() == NoStmt || O->stmt() == Last)
@@ -255,10 +283,12 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
     switch (Stmt.Ph) {
     case Phase::Forward:
       (Part == 0 ? FPre : FPost).then(V);
+      (Part == 0 ? Pc.FwdFirst : Pc.FwdLast).push_back(O.get());
       break;
     case Phase::Backward:
     case Phase::Sync:
       (Part < 2 ? BPost : BPre).then(V);
+      (Part < 2 ? Pc.BwdLast : Pc.BwdFirst).push_back(O.get());
       break;
     case Phase::Optimizer: {
       const auto &Cost = C->Tables.StatementCosts[Last];
@@ -266,6 +296,7 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
       bool Pre = Stmt.From && PreParams.count(Stmt.From->Stmt);
       bool Gather = Stmt.From && Stmt.From->What == Provenance::Gather;
       (Gather ? (Pre ? GatherPre : GatherPost) : (Pre ? OptPre : OptPost)) += T;
+      (Pre ? Pc.OptFirst : Pc.OptLast).push_back(O.get());
       break;
     }
     }
@@ -405,6 +436,21 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &) {
   if (auto [Fwd, Bwd] = pipelinedRepeats(*M); Fwd && Bwd) {
     Step = pipelined(*Fwd, *Bwd);
   } else {
+    // One stage: every piece is the first stage's.
+    StepSummary::Pieces &Pc = S.Program;
+    for (const auto &O : M->body().ops()) {
+      const auto *R = dyn_cast<RepeatOp>(O.get());
+      std::optional<Phase> Ph = R ? firstPhase(*M, R->body())
+                                : O->stmt() != NoStmt
+                                    ? std::optional(M->statement(O->stmt()).Ph)
+                                    : std::nullopt;
+      if (!Ph)
+        continue;
+      (*Ph == Phase::Forward     ? Pc.FwdFirst
+       : *Ph == Phase::Optimizer ? Pc.OptFirst
+                                 : Pc.BwdFirst)
+          .push_back(O.get());
+    }
     Versions Mb = block(M->body());
     if (Microbatches == 1)
       Step = Mb.E[1][1];

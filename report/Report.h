@@ -23,6 +23,8 @@ namespace shardc {
 constexpr unsigned JsonVersion = 2;
 
 void printTextReport(const MeshCompile &C, llvm::raw_ostream &OS);
+/// The step's timeline as Chrome trace-event JSON (docs/trace.md).
+void printTraceReport(const MeshCompile &C, llvm::raw_ostream &OS);
 
 /// One diagnostic as the JSON lists it.
 struct JsonDiagnostic {

@@ -60,3 +60,11 @@ config.substitutions.append(
          os.path.join(config.shardc_src_root, "tests/lit/report/validate_json.py"),
          os.path.join(config.shardc_src_root, "docs/report.schema.json"))))
 config.excludes.append("validate_json.py")
+# A --format=trace timeline against its schema and the program's JSON
+# report: `%check-trace REPORT < TRACE`.
+config.substitutions.append(
+    ("%check-trace",
+     "/usr/bin/python3 %s %s" % (
+         os.path.join(config.shardc_src_root, "tests/lit/report/check_trace.py"),
+         os.path.join(config.shardc_src_root, "docs/trace.schema.json"))))
+config.excludes.append("check_trace.py")

@@ -48,7 +48,7 @@ enum ExitCode : int {
 };
 
 enum class EmitKind { Tokens, AST, IR, Costs, Report };
-enum class OutputFormat { Text, JSON };
+enum class OutputFormat { Text, JSON, Trace };
 enum class ColorMode { Auto, Always, Never };
 
 cl::OptionCategory ShardcCategory("shardc options");
@@ -78,7 +78,10 @@ cl::opt<OutputFormat>
     Format("format", cl::init(OutputFormat::Text),
            cl::desc("Format of the report"),
            cl::values(clEnumValN(OutputFormat::Text, "text", "human-readable"),
-                      clEnumValN(OutputFormat::JSON, "json", "JSON")),
+                      clEnumValN(OutputFormat::JSON, "json", "JSON"),
+                      clEnumValN(OutputFormat::Trace, "trace",
+                                 "the step's timeline as Chrome trace "
+                                 "events (Perfetto, chrome://tracing)")),
            cl::cat(ShardcCategory));
 cl::opt<bool> VerifyDiagnostics(
     "verify-diagnostics",
@@ -290,6 +293,8 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
       Json->Failed = Diags.hasErrors();
       printJsonEntry(*Json, OS);
       Json->Compile = nullptr;
+    } else if (C && O.Format == OutputFormat::Trace) {
+      printTraceReport(*C, OS);
     } else if (C) {
       printTextReport(*C, OS);
     } else {
@@ -488,6 +493,13 @@ bool checkUsage() {
                     << CheckStage << "' and 'all')\n";
       return false;
     }
+  // A trace is one timeline: one program's.
+  if (Format == OutputFormat::Trace &&
+      (InputFiles.size() > 1 || SplitInputFile)) {
+    driverError() << "--format=trace writes one program's timeline: give "
+                     "one input file, without --split-input-file\n";
+    return false;
+  }
   if (InputFiles.empty() && !PrintStdlibDir) {
     driverError() << "no input file (give FILE, or '-' to read stdin)\n";
     return false;

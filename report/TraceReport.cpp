@@ -1,0 +1,93 @@
+//===- TraceReport.cpp - The step as Chrome trace events ------------------===//
+//
+// `--format=trace` (docs/trace.md): the timeline (passes/Timeline.h) as
+// Chrome's trace-event JSON, which Perfetto and chrome://tracing open. One
+// process per pipeline stage, with two threads, the compute and the
+// communication stream; complete ("X") events in microseconds, each named
+// after its statement, its category the part of the step it belongs to.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Timeline.h"
+#include "report/Report.h"
+#include "llvm/Support/JSON.h"
+#include <fmt/format.h>
+
+using namespace shardc;
+using llvm::json::OStream;
+
+namespace {
+
+/// A metadata event: a process's or thread's name, or a process's place.
+void metadata(OStream &J, llvm::StringRef What, unsigned Pid,
+              std::optional<unsigned> Tid, llvm::json::Value Arg) {
+  J.object([&] {
+    J.attribute("name", What);
+    J.attribute("ph", "M");
+    J.attribute("pid", int64_t(Pid));
+    if (Tid)
+      J.attribute("tid", int64_t(*Tid));
+    J.attributeObject("args", [&] {
+      J.attribute(What == "process_sort_index" ? "sort_index" : "name",
+                  std::move(Arg));
+    });
+  });
+}
+
+std::string sliceName(const Module &M, const TimelineSlice &S) {
+  if (S.What == TimelineSlice::Group)
+    return fmt::format("{} {}{}", S.BackwardSlice ? "backward" : "forward",
+                       S.Microbatch,
+                       S.Chunk ? fmt::format(" (chunk {})", S.Chunk) : "");
+  if (S.What == TimelineSlice::Send)
+    return S.BackwardSlice ? "send gradient to the previous stage"
+                           : "send to the next stage";
+  return M.statement(S.Stmt).Name;
+}
+
+} // namespace
+
+void shardc::printTraceReport(const MeshCompile &C, llvm::raw_ostream &OS) {
+  const Module &M = *C.lowered();
+  Timeline T = buildTimeline(C);
+  OStream J(OS);
+  J.object([&] {
+    J.attribute("displayTimeUnit", "ms");
+    J.attributeObject("otherData", [&] {
+      J.attribute("generator", "shardc");
+      J.attribute("mesh", C.mesh().Name);
+      J.attribute("stages", int64_t(T.Stages));
+      J.attribute("end_s", T.End);
+    });
+    J.attributeArray("traceEvents", [&] {
+      for (unsigned S = 0; S < T.Stages; ++S) {
+        metadata(J, "process_name", S, std::nullopt,
+                 T.Stages > 1 ? fmt::format("stage {}", S) : "chip");
+        metadata(J, "process_sort_index", S, std::nullopt, int64_t(S));
+        metadata(J, "thread_name", S, 0, "compute");
+        metadata(J, "thread_name", S, 1, "communication");
+      }
+      for (const TimelineSlice &S : T.Slices)
+        J.object([&] {
+          J.attribute("name", sliceName(M, S));
+          J.attribute("cat", timelineKindName(S.What));
+          J.attribute("ph", "X");
+          J.attribute("ts", S.Start * 1e6);
+          J.attribute("dur", S.Duration * 1e6);
+          J.attribute("pid", int64_t(S.Stage));
+          J.attribute("tid", int64_t(S.Comms ? 1 : 0));
+          J.attributeObject("args", [&] {
+            if (S.Stmt != NoStmt) {
+              const Statement &St = M.statement(S.Stmt);
+              J.attribute("line", int64_t(St.Location.Line));
+              J.attribute("phase", phaseName(St.Ph));
+            }
+            if (S.Microbatch >= 0)
+              J.attribute("microbatch", S.Microbatch);
+            if (S.Chunk)
+              J.attribute("chunk", int64_t(S.Chunk));
+          });
+        });
+    });
+  });
+  OS << "\n";
+}
