@@ -144,11 +144,31 @@ ShardType DeriveBackward::gradType(const Value *V) const {
   // backward, as a gather in a contraction's plan does).
   // A carried value's gradient has the type its pair's does (it crosses
   // iterations), so it is never fused.
-  if (auto *R = dyn_cast<ReshardOp>(V->def()); R && Facts.Uses.lookup(V) == 1 &&
-                                               !Facts.CarriedNext.count(V) &&
-                                               needsGrad(R->operand(0)))
+  auto *R = dyn_cast<ReshardOp>(V->def());
+  if (!R || Facts.CarriedNext.count(V) || !needsGrad(R->operand(0)))
+    return withSharding(V->type(), V->type());
+  if (Facts.Uses.lookup(V) == 1)
     return gradType(R->operand(0));
-  return withSharding(V->type(), V->type());
+  // A gather read by several contractions (sequence parallelism's gather
+  // before the q, k and v projections): each contraction's gradient is
+  // naturally a partial sum over the gathered axes, so the contributions
+  // are summed as partial sums and the reshard's backward reduces them once
+  // (one ReduceScatter, as Megatron-LM does), not once each.
+  AxisSet Gathered =
+      R->operand(0)->type().axesUsed().without(V->type().axesUsed());
+  if (Gathered.empty() || !V->type().Unreduced.empty())
+    return withSharding(V->type(), V->type());
+  for (const Op *U : V->users()) {
+    // The forward's users (backward ops built so far read V too).
+    if (U->stmt() == NoStmt || Info->Statements[U->stmt()].Ph != Phase::Forward)
+      continue;
+    for (unsigned I = 0; I < U->numOperands(); ++I)
+      if (U->operand(I) == V && (U->gradientPartials(I) & Gathered) != Gathered)
+        return withSharding(V->type(), V->type());
+  }
+  ShardType T = withSharding(V->type(), V->type());
+  T.Unreduced = Gathered;
+  return T;
 }
 
 Value *DeriveBackward::grad(const Value *V) {
@@ -210,11 +230,29 @@ void DeriveBackward::seed(const Value *V) {
 // Saved values and recomputation (COST-MODEL.md §5)
 //===----------------------------------------------------------------------===//
 
+/// A reshard that only gathers (same dtype, its axes a subset of its
+/// source's, fewer of them).
+static bool isGather(const Value *V) {
+  auto *R = dyn_cast<ReshardOp>(V->def());
+  if (!R)
+    return false;
+  const ShardType &Src = R->operand(0)->type(), &T = V->type();
+  AxisSet SrcAxes = Src.axesUsed(), Axes = T.axesUsed();
+  return Src.Elt == T.Elt && T.Unreduced.empty() && Src.Unreduced.empty() &&
+         Axes.without(SrcAxes).empty() && Axes != SrcAxes;
+}
+
 Value *DeriveBackward::saved(const Value *V) {
   for (auto S = Scopes.rbegin(); S != Scopes.rend(); ++S)
     if (Value *R = S->Recomputed.lookup(V))
       return R;
   bool Outside = Facts.DefBlock.lookup(V) != Scopes.back().Fwd;
+  // A gather is gathered again from its sharded source rather than stored,
+  // whatever the policy: Megatron-LM's sequence parallelism keeps the
+  // sharded input and repeats the AllGather in the backward
+  // (docs/training.md).
+  if (!Outside && isGather(V))
+    return recompute(V);
   bool Kept = Train->Recompute != RecomputePolicy::Selective || Outside ||
               isa<InputOp, ParamOp>(V->def()) || Facts.SavesInput.count(V);
   if (!Kept)

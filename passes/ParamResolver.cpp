@@ -60,11 +60,18 @@ bool ParamResolver::cloneForward(const Module &Checked, OpBuilder &B,
                                  DiagnosticEngine &Diags) {
   bool Ok = true;
   OpBuilder::ValueMap Map;
+  // A pipeline's axis places stages, each with its own params: no param is
+  // a replica over it (LANGUAGE.md §9).
+  AxisSet Stages;
+  walk<RepeatOp>(Checked.body(), [&](const RepeatOp &R) {
+    if (R.pipelineAxis())
+      Stages.insert(*R.pipelineAxis());
+  });
   auto ParamType = [&](const ParamOp &P) {
     const ShardType &Written = P.result()->type();
     ParamInfo PI;
     PI.Stmt = P.stmt();
-    PI.Replica = unusedAxes(Written, C.mesh());
+    PI.Replica = unusedAxes(Written, C.mesh()).without(Stages);
     Infos.push_back(PI);
     if (Train.Zero != 3)
       return Written;

@@ -397,22 +397,24 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
   // Each chip runs its stage's share: HFU and the collectives per step are
   // per chip, averaged over the stages.
   S.Hfu /= double(P);
+  llvm::DenseSet<unsigned> Done;
   for (const RepeatOp *R : {&RF, &RB})
     walk(R->body(), [&](const Op &O) {
-      if (O.stmt() != NoStmt)
-        CommsPerStep[O.stmt()] = 0;
-    });
-  for (const RepeatOp *R : {&RF, &RB})
-    walk(R->body(), [&](const Op &O) {
-      if (O.stmt() == NoStmt || CommsPerStep[O.stmt()] != 0)
+      if (O.stmt() == NoStmt || !Done.insert(O.stmt()).second)
         return;
       const auto &Cost = C->Tables.StatementCosts[O.stmt()];
       const Statement &St = M->statement(O.stmt());
       bool Every =
           St.Ph != Phase::Sync || (St.From && St.From->EveryMicrobatch);
-      if (Cost)
-        CommsPerStep[O.stmt()] = Cost->TComms * double(St.Repeat) / double(P) *
-                                 (Every ? double(Microbatches) : 1);
+      double Runs = Every ? double(Microbatches) : 1;
+      CommsPerStep[O.stmt()] = 0;
+      if (!Cost)
+        return;
+      CommsPerStep[O.stmt()] =
+          Cost->TComms * double(St.Repeat) / double(P) * Runs;
+      // The syncs a chip issues: its stage's share of the layers.
+      if (St.Ph == Phase::Sync)
+        S.TSync -= Cost->Time * double(St.Repeat) * Runs * (1 - 1 / double(P));
     });
   // What the step needs of the makespan and the syncs: a piece of
   // Makespan compute time leaving the syncs' overrun as backlog.
