@@ -144,6 +144,27 @@ void choiceLines(const MeshCompile &C, llvm::raw_ostream &OS) {
   }
 }
 
+/// LANGUAGE.md §8: an attention whose key sequence dim is sharded (context
+/// parallelism) gathers k and v first; the report says so, once per
+/// statement.
+void contextParallelNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
+  const Module &M = C.checked();
+  walk<AttentionOp>(M.body(), [&](const AttentionOp &A) {
+    const ShardType &K = A.operand(1)->type();
+    const AxisList &Axes = K.Dims[AttentionOp::seqDim(K)].Axes;
+    if (Axes.empty())
+      return;
+    const Statement &St = M.statement(A.stmt());
+    OS << fmt::format("note: '{}' (line {}) is context-parallel: k and v are "
+                      "gathered over {} before its attention (ring "
+                      "attention's traffic){}\n",
+                      St.Name, St.Location.Line, axisNames(Axes, M.names()),
+                      C.config().Train ? ", and their gradients "
+                                         "reduce-scattered back"
+                                       : "");
+  });
+}
+
 /// COST-MODEL.md §1's fallback, said where it happened: per dtype the chip
 /// gives no vector peak for, the statements whose vector work ran at the
 /// matmul peak instead (which overstates a vector unit several times over).
@@ -348,6 +369,7 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
   }
   choiceLines(C, OS);
   fallbackNotes(C, OS);
+  contextParallelNotes(C, OS);
   if (Training) {
     stepLines(C, *C.Tables.Step, OS);
     if (C.Tables.Memory)

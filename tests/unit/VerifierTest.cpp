@@ -377,6 +377,100 @@ TEST_F(IRVerifierTest, OptimizerInvariants) {
         "'optimizer' op: updates the shard its reduced gradient has");
 }
 
+TEST_F(IRVerifierTest, AttentionInvariants) {
+  // q, k, v [B, D, F]: sequence B, heads D, head dim F.
+  auto Check = [&](Module::Stage S, llvm::ArrayRef<ShardType> Ins,
+                   const ShardType &Out, const char *Want) {
+    EXPECT_EQ(verifyOne<AttentionOp>(S, Ins, Out, true), Want);
+  };
+  ShardType Q = type({dim(B), dim(D), dim(F)});
+  Check(Module::Stage::Checked, {Q, Q, Q}, Q, "");
+  Check(Module::Stage::Checked, {Q, Q}, Q, "'attention' op: takes q, k and v");
+  Check(Module::Stage::Checked, {Q, type({dim(B), dim(D)}), Q}, Q,
+        "'attention' op: q, k and v must have the same rank (at least 3), k "
+        "and v the same dims");
+  ShardType K = type({dim(B), dim(F), dim(D)});
+  Check(Module::Stage::Checked, {Q, K, K}, Q,
+        "'attention' op: q and k must have the same head dim");
+  Check(Module::Stage::Checked, {Q, Q, Q}, type({dim(D), dim(B), dim(F)}),
+        "'attention' op: its result must have q's dims");
+  // Lowered, k and v are whole on their sequence dim (gathered first).
+  ShardType KS = type({dim(B, {X}), dim(D), dim(F)});
+  Check(Module::Stage::Checked, {Q, KS, KS}, Q, "");
+  Check(Module::Stage::Lowered, {Q, KS, KS}, Q,
+        "'attention' op: its operands must be in the sharding it computes "
+        "in");
+}
+
+TEST_F(IRVerifierTest, AttentionGradPartsNameTheFusedKernel) {
+  auto M = module();
+  OpBuilder Bld(*M, M->body());
+  ShardType Q = type({dim(B), dim(D), dim(F)});
+  Value *X0 = input(Bld, Q);
+  // A dk that does not come from the fused kernel.
+  Bld.create<AttentionGradOp>({}, 0, {X0}, "dk", Q, true, 1u);
+  EXPECT_EQ(verifyModule(*M), "'attention_grad' op: dk and dv name the "
+                              "results of a fused kernel (part 0)");
+}
+
+TEST_F(IRVerifierTest, EmbedInvariants) {
+  auto Check = [&](Module::Stage S, llvm::ArrayRef<ShardType> Ins,
+                   const ShardType &Out, const char *Want) {
+    EXPECT_EQ(verifyOne<EmbedOp>(S, Ins, Out), Want);
+  };
+  ShardType Ids = type({dim(B)}, DType::int32);
+  ShardType Table = type({dim(D, {X}), dim(F)});
+  Check(Module::Stage::Checked, {Ids, Table}, type({dim(B), dim(F)}), "");
+  Check(Module::Stage::Checked, {type({dim(B)}), Table}, type({dim(B), dim(F)}),
+        "'embed' op: takes int32 ids and a two-dim table");
+  Check(Module::Stage::Checked, {Ids, Table}, type({dim(B), dim(D)}),
+        "'embed' op: its result has the ids' dims and the table's last");
+  // Lowered, the ids use none of the table's axes.
+  ShardType IdsX = type({dim(B, {X})}, DType::int32);
+  Check(Module::Stage::Checked, {IdsX, Table}, type({dim(B), dim(F)}), "");
+  Check(Module::Stage::Lowered, {IdsX, Table}, type({dim(B), dim(F)}),
+        "'embed' op: its ids must be in the sharding it computes in");
+}
+
+TEST_F(IRVerifierTest, CrossEntropyInvariants) {
+  using P = CrossEntropyOp::Pass;
+  auto Check = [&](llvm::ArrayRef<ShardType> Ins, P Pass, const char *Want) {
+    EXPECT_EQ(verifyOne<CrossEntropyOp>(Module::Stage::Checked, Ins,
+                                        type({dim(B)}, DType::fp32), Pass),
+              Want);
+  };
+  ShardType Logits = type({dim(B), dim(D)});
+  ShardType Ids = type({dim(B)}, DType::int32);
+  Check({Logits, Ids}, P::Fused, "");
+  Check({Logits}, P::Fused,
+        "'cross_entropy' op: takes the logits, the ids and (its loss pass) "
+        "the row max");
+  Check({Logits, type({dim(B)})}, P::Fused,
+        "'cross_entropy' op: its ids are int32");
+  Check({Logits, type({dim(D)}, DType::int32)}, P::Fused,
+        "'cross_entropy' op: its ids and row max have the logits' dims but "
+        "the last");
+  Check({type({dim(B), dim(D, {Y})}), Ids}, P::Fused,
+        "'cross_entropy' op: a sharded vocab needs the two passes");
+  Check({type({dim(B), dim(D, {Y})})}, P::Max, "");
+}
+
+TEST_F(IRVerifierTest, MoeDispatchAndCombineShapes) {
+  // Tokens [B, D]; the buffer [experts F, slots B, D].
+  ShardType Tokens = type({dim(B), dim(D)});
+  ShardType Buf = type({dim(F), dim(B), dim(D)});
+  const char *Shape = "moves tokens [..., E] to and from a buffer [X, C, E]";
+  EXPECT_EQ(verifyOne<MoeDispatchOp>(Module::Stage::Checked, {Tokens}, Buf),
+            "");
+  EXPECT_EQ(verifyOne<MoeDispatchOp>(Module::Stage::Checked, {Tokens},
+                                     type({dim(F), dim(D), dim(B)})),
+            std::string("'moe_dispatch' op: ") + Shape);
+  EXPECT_EQ(verifyOne<MoeCombineOp>(Module::Stage::Checked, {Buf}, Tokens), "");
+  EXPECT_EQ(verifyOne<MoeCombineOp>(Module::Stage::Checked, {Buf},
+                                    type({dim(B), dim(F)})),
+            std::string("'moe_combine' op: ") + Shape);
+}
+
 TEST_F(IRVerifierTest, RepeatCarriedValues) {
   ShardType T = type({dim(B, {X}), dim(D)});
   {
