@@ -224,6 +224,12 @@ std::optional<AxisId> Sema::pipelineAxis(const RepeatDecl &D, int64_t N) {
                  Stages * Chunks);
     return std::nullopt;
   }
+  // Megatron-LM's interleaved order needs whole groups of p microbatches.
+  if (Chunks > 1 && Config.Train->Microbatches % Stages != 0) {
+    Diags.report(D.Over.Range, diag::InterleavedMicrobatches, Stages,
+                 Config.Train->Microbatches);
+    return std::nullopt;
+  }
   Pipeline = &D;
   PipelineAxis = A;
   return A;

@@ -9,7 +9,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Schedule.h"
-#include <cassert>
 #include <deque>
 
 using namespace shardc;

@@ -71,6 +71,9 @@ struct PipelineRun {
   std::vector<double> Busy;            ///< per stage, the slices' time
   std::vector<double> LastBackwardEnd; ///< per stage
   std::vector<PipelineSlice> Slices;   ///< per stage in its order
+  /// False when some slice never became ready (a shardc bug: every order
+  /// it builds completes).
+  bool Complete = true;
 };
 
 /// Simulates schedule \p S of \p M microbatches over the stages and chunks

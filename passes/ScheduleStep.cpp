@@ -14,6 +14,7 @@
 // optimizer updates and ZeRO 1-2's param gathers follow, exposed.
 //
 //===----------------------------------------------------------------------===//
+#include "diag/Diagnostic.h"
 #include "passes/Pipeline.h"
 #include "passes/Schedule.h"
 #include "llvm/ADT/DenseSet.h"
@@ -35,7 +36,7 @@ struct Versions {
 class ScheduleStep : public Pass {
 public:
   llvm::StringRef name() const override { return "schedule-step"; }
-  bool run(MeshCompile &C, DiagnosticEngine &) override;
+  bool run(MeshCompile &C, DiagnosticEngine &D) override;
 
 private:
   Versions block(const Block &B);
@@ -47,6 +48,7 @@ private:
   std::pair<double, double> optimizerTime(const Block &B) const;
 
   const MeshCompile *C = nullptr;
+  DiagnosticEngine *Diags = nullptr;
   const Module *M = nullptr;
   int64_t Microbatches = 1;
   StepSummary S;
@@ -361,6 +363,11 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
       LastBwd[Sg] = Chain;
     }
   PipelineRun Run = simulatePipeline(PI.Schedule, Microbatches, Times);
+  if (!Run.Complete) {
+    Diags->report(Train.At, diag::ScheduleInternal,
+                  scheduleName(PI.Schedule).str(), Microbatches, int64_t(P));
+    return {};
+  }
   double SyncEnd = Run.Makespan;
   // t_f and t_b are one stage's: the slowest's, not the whole model's.
   S.TFwd = S.TBwd = S.TBwdFirst = 0;
@@ -423,7 +430,8 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
   return Step;
 }
 
-bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &) {
+bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &D) {
+  Diags = &D;
   const auto &Train = Compile.config().Train;
   if (!Train)
     return true;
@@ -478,7 +486,7 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &) {
       S.CostliestComms = unsigned(I);
     }
   Compile.Tables.Step = S;
-  return true;
+  return !D.hasErrors();
 }
 
 } // namespace

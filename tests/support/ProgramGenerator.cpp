@@ -23,7 +23,9 @@ const char *const DimPool[] = {"B", "D",       "F",   "H",     "K", "N",
 const char *const ShortAxes[] = {"X", "Y", "Z", "W"};
 const char *const LongAxes[] = {"data", "model", "pipe", "expert"};
 const char *const LevelNames[] = {"node", "leaf", "spine"};
-const char *const UnaryFns[] = {"gelu", "relu", "silu", "exp"};
+const char *const UnaryFns[] = {"gelu", "relu", "silu", "exp", "dropout"};
+// Reduce over the last dim: only on an operand whose last dim is whole.
+const char *const NormFns[] = {"softmax", "rmsnorm", "layernorm"};
 const char *const BinaryFns[] = {"add", "sub", "mul", "div"};
 
 template <typename T, size_t N> const T &pick(Chooser &C, const T (&A)[N]) {
@@ -421,6 +423,10 @@ bool BodyGen::elementwise() {
       const char *Fn = BinaryFns[C.index(Linear ? 2 : 4)];
       Rhs = std::string(Fn) + "(" + operand(A) + ", " + operand(B) + ")";
     }
+  } else if (!A.Axes.empty() &&
+             (A.Axes.back().empty() || C.percent(O.WrongPercent)) &&
+             C.percent(25)) {
+    Rhs = std::string(pick(C, NormFns)) + "(" + operand(A) + ")";
   } else {
     Rhs = std::string(pick(C, UnaryFns)) + "(" + operand(A) + ")";
   }
