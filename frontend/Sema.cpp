@@ -128,6 +128,7 @@ bool Sema::run() {
   if (!MeshChosen)
     chooseMesh(llvm::SMRange());
   checkPipelineAxisUnused();
+  checkPipelineSettings();
   if (TrainBlock && !AnyParam && !Diags.hasErrors())
     Diags.report(TrainBlock->Range.Start, diag::TrainWithoutParams);
   return !Diags.hasErrors();

@@ -219,11 +219,13 @@ private:
   int64_t RepeatProduct = 1;
   /// The pipelined `repeat ... over` (LANGUAGE.md §9) and its axis.
   const RepeatDecl *Pipeline = nullptr;
+  bool PipelineWritten = false; ///< a `repeat ... over`, even a wrong one
   std::optional<AxisId> PipelineAxis;
   /// Every tensor name bound, for the pipeline axis check at the end.
   std::vector<std::pair<Ident, const Value *>> Bound;
   std::optional<AxisId> pipelineAxis(const RepeatDecl &D, int64_t N);
   void checkPipelineAxisUnused();
+  void checkPipelineSettings();
   /// Set while an operand's written type is resolved (typeError).
   bool WrittenOperand = false;
   bool WrittenTypeBroken = false;

@@ -189,6 +189,7 @@ void Sema::repeat(const RepeatDecl &D) {
 /// file's only one and at the top level, N split evenly into the stages
 /// (and chunks, for the interleaved schedule).
 std::optional<AxisId> Sema::pipelineAxis(const RepeatDecl &D, int64_t N) {
+  PipelineWritten = true;
   if (!Repeats.empty()) {
     Diags.report(D.Over.Range, diag::NestedPipeline);
     return std::nullopt;
@@ -230,9 +231,35 @@ std::optional<AxisId> Sema::pipelineAxis(const RepeatDecl &D, int64_t N) {
                  Config.Train->Microbatches);
     return std::nullopt;
   }
+  if (!Config.Train)
+    Diags.report(D.Over.Range, diag::PipelineWithoutTrain);
   Pipeline = &D;
   PipelineAxis = A;
   return A;
+}
+
+/// A `train` block's pipeline settings that would be silently ignored.
+void Sema::checkPipelineSettings() {
+  if (!TrainBlock || !Config.Train)
+    return;
+  const TrainConfig &T = *Config.Train;
+  for (const Property &P : TrainBlock->Props) {
+    bool Schedule = P.Name.Name == "schedule", Chunks = P.Name.Name == "chunks";
+    if (!Schedule && !Chunks)
+      continue;
+    if (!PipelineAxis && !PipelineWritten)
+      Diags.report(P.Name.Range, diag::PipelineSettingUnused, P.Name.Name,
+                   "without a pipelined 'repeat ... over'");
+    else if (Chunks && T.Chunks > 1 &&
+             T.Schedule != PipelineSchedule::Interleaved)
+      Diags.report(P.Name.Range, diag::PipelineSettingUnused, P.Name.Name,
+                   "unless 'schedule = interleaved'");
+    else if (Schedule && T.Schedule == PipelineSchedule::Interleaved &&
+             T.Chunks == 1)
+      Diags.report(P.Name.Range, diag::PipelineSettingUnused,
+                   "schedule = interleaved",
+                   "with one chunk: it runs as 1f1b (set 'chunks')");
+  }
 }
 
 /// LANGUAGE.md §9: the pipeline axis places stages; it shards no tensor.

@@ -260,8 +260,8 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
           OptBody = T;
           Pc.OptBody = R;
         } else {
-          OptPre += T.first;
-          GatherPre += T.second;
+          OptPre += T.first * double(R->tripCount());
+          GatherPre += T.second * double(R->tripCount());
           Pc.OptFirst.push_back(R);
         }
         continue;
@@ -394,11 +394,17 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
       Run.Makespan > 0 ? 1 - Run.Busy[PI.SlowestStage] / Run.Makespan : 0;
   PI.Slices = std::move(Run.Slices);
   int64_t PerStage = RF.tripCount() / P;
-  S.TOpt = OptBody.first * double(PerStage) +
-           (P == 1 ? OptPre + OptPost : std::max(OptPre, OptPost));
-  S.TParamGather =
-      OptBody.second * double(PerStage) +
-      (P == 1 ? GatherPre + GatherPost : std::max(GatherPre, GatherPost));
+  // The optimizer of the stage with the most to update: the first's extra
+  // params or the last's, beside the layers every stage has.
+  if (P == 1) {
+    OptPre += OptPost;
+    GatherPre += GatherPost;
+  } else if (OptPost + GatherPost > OptPre + GatherPre) {
+    OptPre = OptPost;
+    GatherPre = GatherPost;
+  }
+  S.TOpt = OptBody.first * double(PerStage) + OptPre;
+  S.TParamGather = OptBody.second * double(PerStage) + GatherPre;
   S.Stages = P;
   S.Pipeline = std::move(PI);
   // Each chip runs its stage's share: HFU and the collectives per step are

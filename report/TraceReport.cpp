@@ -41,7 +41,12 @@ std::string sliceName(const Module &M, const TimelineSlice &S) {
   if (S.What == TimelineSlice::Send)
     return S.BackwardSlice ? "send gradient to the previous stage"
                            : "send to the next stage";
-  return M.statement(S.Stmt).Name;
+  const Statement &St = M.statement(S.Stmt);
+  // A param's update and ZeRO's gather of it share the param's name.
+  if (S.What == TimelineSlice::Optimizer && St.From)
+    return (St.From->What == Provenance::Gather ? "gather " : "update ") +
+           St.Name;
+  return St.Name;
 }
 
 } // namespace

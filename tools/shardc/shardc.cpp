@@ -293,7 +293,12 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
       Json->Failed = Diags.hasErrors();
       printJsonEntry(*Json, OS);
       Json->Compile = nullptr;
-    } else if (C && O.Format == OutputFormat::Trace) {
+    } else if (O.Format == OutputFormat::Trace) {
+      // A trace is always a trace: no mesh, no timeline (and no text).
+      if (!C) {
+        driverError() << "nothing to trace: the program declares no mesh\n";
+        return ExitInputErrors;
+      }
       printTraceReport(*C, OS);
     } else if (C) {
       printTextReport(*C, OS);
