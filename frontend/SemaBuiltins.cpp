@@ -217,10 +217,11 @@ Op *Sema::attention(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                  Info->Names.Dims[KHeads.Id], KHeads.Size);
     return nullptr;
   }
-  // Each chip's query heads read their own KV heads: k and v are sharded
-  // over the heads as q is, which must divide them.
+  // Each chip's query heads read their own KV heads: k and v sharded over
+  // the heads are sharded as q is, which must divide them (written whole,
+  // every chip keeps them all).
   int64_t Ways = axesProduct(NHeads.Axes, *Mesh);
-  if (KHeads.Size % Ways != 0) {
+  if (!KHeads.Axes.empty() && KHeads.Size % Ways != 0) {
     Diags.report(D.Args[1].Range, diag::AttentionKvShards,
                  Info->Names.Dims[KHeads.Id], KHeads.Size,
                  axisNames(NHeads.Axes, Info->Names), Ways);
@@ -430,7 +431,9 @@ Op *Sema::moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   Buf.Dims[2].Axes = E.Axes;
   Value *In = part<MoeDispatchOp>(D, Y + ".dispatch", {Args[0]}, Buf);
   // Of the C slots, top x tokens / X hold tokens: MFU counts those.
-  double Used = double(Top) * Tokens / double(Experts.Size) / double(C);
+  // (With capacity below 1 every slot is used and tokens are dropped.)
+  double Used =
+      std::min(1.0, double(Top) * Tokens / double(Experts.Size) / double(C));
   ShardType HT = Buf;
   HT.Dims[2] = F;
   Value *H = partContraction(D, Y + ".up", In, Args[1], HT, Used);

@@ -200,6 +200,9 @@ void Sema::cluster(const ClusterDecl &D) {
       }
       continue;
     }
+    // A base that failed has no levels to name: its error is enough.
+    if (!Ok && C.Levels.empty())
+      break;
     auto It = llvm::find_if(
         C.Levels, [&](const LevelSpec &S) { return S.Name == L.Name.Name; });
     if (It == C.Levels.end()) {

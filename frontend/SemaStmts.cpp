@@ -16,6 +16,9 @@ using namespace shardc;
 
 namespace {
 constexpr int64_t MaxRepeat = int64_t(1) << 32;
+/// The most slices a pipeline's simulated schedule may have (about a
+/// second and a few hundred MB of slices).
+constexpr int64_t MaxPipelineSlices = int64_t(1) << 22;
 
 /// A bare operand (`x`, written without indices) whose dims do not fit the
 /// statement is reported at the operand with its dims, which the user never
@@ -137,6 +140,8 @@ void Sema::tensor(const TensorDecl &D) {
 }
 
 void Sema::repeat(const RepeatDecl &D) {
+  if (!D.Over.Name.empty())
+    PipelineWritten = true;
   if (!chooseMesh(D.Range))
     return;
   std::optional<Quantity> N = eval(*D.Count);
@@ -225,10 +230,27 @@ std::optional<AxisId> Sema::pipelineAxis(const RepeatDecl &D, int64_t N) {
                  Stages * Chunks);
     return std::nullopt;
   }
-  // Megatron-LM's interleaved order needs whole groups of p microbatches.
+  // Megatron-LM's interleaved order needs whole groups of p microbatches;
+  // reported at `microbatches` when the train block writes it.
+  llvm::SMRange MbAt = D.Over.Range;
+  if (TrainBlock)
+    for (const Property &P : TrainBlock->Props)
+      if (P.Name.Name == "microbatches")
+        MbAt = P.Value->Range;
   if (Chunks > 1 && Config.Train->Microbatches % Stages != 0) {
-    Diags.report(D.Over.Range, diag::InterleavedMicrobatches, Stages,
+    Diags.report(MbAt, diag::InterleavedMicrobatches, Stages,
                  Config.Train->Microbatches);
+    return std::nullopt;
+  }
+  // The simulation is linear in its slices, which are bounded
+  // (docs/limits.md).
+  int64_t Mb = Config.Train ? Config.Train->Microbatches : 1;
+  if (Mb > MaxPipelineSlices / (2 * Stages * Chunks)) {
+    Diags.report(MbAt, diag::PipelineTooManySlices,
+                 Mb > INT64_MAX / (2 * Stages * Chunks)
+                     ? INT64_MAX
+                     : 2 * Stages * Chunks * Mb,
+                 Stages, Chunks, Mb, MaxPipelineSlices);
     return std::nullopt;
   }
   if (!Config.Train)
@@ -268,9 +290,14 @@ void Sema::checkPipelineAxisUnused() {
     return;
   // Once per name: a carried value rebinds its name every iteration.
   llvm::StringSet<> Seen;
+  auto Uses = [&](const Value *V) {
+    auto *P = dyn_cast<ParamOp>(V->def());
+    return V->type().axesUsed().contains(*PipelineAxis) ||
+           (P && P->stateType() &&
+            P->stateType()->axesUsed().contains(*PipelineAxis));
+  };
   for (const auto &[Name, V] : Bound)
-    if (V->type().axesUsed().contains(*PipelineAxis) &&
-        Seen.insert(Name.Name).second)
+    if (Uses(V) && Seen.insert(Name.Name).second)
       Diags.report(Name.Range, diag::PipelineAxisShards,
                    Mesh->Axes[*PipelineAxis].Name, Name.Name,
                    typeStr(V->type()));

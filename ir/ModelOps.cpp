@@ -43,12 +43,18 @@ static ShardType withoutAxes(ShardType T, AxisSet Drop) {
 
 /// The type k or v (\p KV) computes in next to queries \p Q: q's axes on the
 /// leading dims, the sequence dim whole (context parallelism gathers it),
-/// the KV heads sharded as q's heads, no partial sums.
+/// the KV heads sharded as q's heads (or whole, when written whole), no
+/// partial sums.
 static ShardType kvRequired(const ShardType &Q, ShardType KV) {
   KV.Unreduced = {};
   unsigned Seq = AttentionOp::seqDim(KV);
-  for (unsigned I = 0; I < KV.Dims.size(); ++I)
+  for (unsigned I = 0; I < KV.Dims.size(); ++I) {
+    // KV heads written whole stay whole on every chip (replicated, as
+    // Megatron-LM does when tensor parallelism exceeds the KV heads).
+    if (I == Seq + 1 && KV.Dims[I].Axes.empty())
+      continue;
     KV.Dims[I].Axes = I == Seq ? AxisList() : Q.Dims[I].Axes;
+  }
   return KV;
 }
 

@@ -147,7 +147,8 @@ ShardType DeriveBackward::gradType(const Value *V) const {
   auto *R = dyn_cast<ReshardOp>(V->def());
   if (!R || Facts.CarriedNext.count(V) || !needsGrad(R->operand(0)))
     return withSharding(V->type(), V->type());
-  if (Facts.Uses.lookup(V) == 1)
+  unsigned Uses = Facts.Uses.lookup(V);
+  if (Uses == 1)
     return gradType(R->operand(0));
   // A gather read by several contractions (sequence parallelism's gather
   // before the q, k and v projections): each contraction's gradient is
@@ -156,7 +157,7 @@ ShardType DeriveBackward::gradType(const Value *V) const {
   // (one ReduceScatter, as Megatron-LM does), not once each.
   AxisSet Gathered =
       R->operand(0)->type().axesUsed().without(V->type().axesUsed());
-  if (Gathered.empty() || !V->type().Unreduced.empty())
+  if (Uses < 2 || Gathered.empty() || !V->type().Unreduced.empty())
     return withSharding(V->type(), V->type());
   for (const Op *U : V->users()) {
     // The forward's users (backward ops built so far read V too).
@@ -253,8 +254,12 @@ Value *DeriveBackward::saved(const Value *V) {
   // (docs/training.md).
   if (!Outside && isGather(V))
     return recompute(V);
+  // Selective recompute re-runs the cheap ops only: what a matmul-class op
+  // (contraction, attention) produced is kept like its inputs, rather than
+  // recomputed by a second matmul (docs/training.md).
   bool Kept = Train->Recompute != RecomputePolicy::Selective || Outside ||
-              isa<InputOp, ParamOp>(V->def()) || Facts.SavesInput.count(V);
+              isa<InputOp, ParamOp>(V->def()) || Facts.SavesInput.count(V) ||
+              V->def()->savesInputs();
   if (!Kept)
     return recompute(V);
   if (!isParam(V))

@@ -139,7 +139,6 @@ PipelineRun shardc::simulatePipeline(PipelineSchedule S, int64_t M,
     }
   }
   for (unsigned St = 0; St < P; ++St)
-    assert(Next[St] == Orders[St].size() &&
-           "a schedule's order never deadlocks");
+    R.Complete &= Next[St] == Orders[St].size();
   return R;
 }

@@ -323,7 +323,9 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
   PipelineTimes Times;
   Times.Fwd.assign(P, std::vector<double>(V, 0));
   Times.Bwd = Times.BwdFirst = Times.Fwd;
-  std::vector<Versions> LastBwd(P);
+  // Each (stage, chunk)'s backward, in its four versions: the syncs it
+  // issues run on the communication stream across the schedule's slices.
+  std::vector<std::vector<Versions>> BwdOf(P, std::vector<Versions>(V));
   int64_t Q = int64_t(P) * V;
   for (unsigned Sg = 0; Sg < P; ++Sg)
     for (int64_t Ch = 0; Ch < V; ++Ch) {
@@ -357,10 +359,7 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
       Times.Fwd[Sg][Ch] = F.E[0][0].T;
       Times.Bwd[Sg][Ch] = B.E[0][0].T;
       Times.BwdFirst[Sg][Ch] = B.E[1][0].T;
-      // The last microbatch's backwards run the chunks last to first.
-      Versions Chain = B;
-      Chain.then(LastBwd[Sg]);
-      LastBwd[Sg] = Chain;
+      BwdOf[Sg][Ch] = B;
     }
   PipelineRun Run = simulatePipeline(PI.Schedule, Microbatches, Times);
   if (!Run.Complete) {
@@ -368,12 +367,24 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
                   scheduleName(PI.Schedule).str(), Microbatches, int64_t(P));
     return {};
   }
+  // The communication stream of each stage through its backward slices:
+  // a slice's syncs (every microbatch's under ZeRO 2 and FSDP, the last's
+  // otherwise) queue behind what the stream still has from earlier ones.
   double SyncEnd = Run.Makespan;
+  std::vector<double> CommFree(P, 0);
+  for (const PipelineSlice &Sl : Run.Slices) {
+    if (!Sl.Backward)
+      continue;
+    const StreamEffect &E =
+        BwdOf[Sl.Stage][Sl.Chunk]
+            .E[Sl.Microbatch == 0][Sl.Microbatch == Microbatches - 1];
+    double Backlog = std::max(0.0, CommFree[Sl.Stage] - Sl.Start);
+    CommFree[Sl.Stage] = Sl.End + E.backlogAfter(Backlog);
+    SyncEnd = std::max(SyncEnd, CommFree[Sl.Stage]);
+  }
   // t_f and t_b are one stage's: the slowest's, not the whole model's.
   S.TFwd = S.TBwd = S.TBwdFirst = 0;
   for (unsigned Sg = 0; Sg < P; ++Sg) {
-    const StreamEffect &E = LastBwd[Sg].E[Microbatches == 1][1];
-    SyncEnd = std::max(SyncEnd, Run.LastBackwardEnd[Sg] + E.backlogAfter(0));
     double Fw = 0, Bw = 0, BwFirst = 0;
     for (int64_t Ch = 0; Ch < V; ++Ch) {
       Fw += Times.Fwd[Sg][Ch];
@@ -411,24 +422,27 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
   // per chip, averaged over the stages.
   S.Hfu /= double(P);
   llvm::DenseSet<unsigned> Done;
-  for (const RepeatOp *R : {&RF, &RB})
-    walk(R->body(), [&](const Op &O) {
-      if (O.stmt() == NoStmt || !Done.insert(O.stmt()).second)
-        return;
-      const auto &Cost = C->Tables.StatementCosts[O.stmt()];
-      const Statement &St = M->statement(O.stmt());
-      bool Every =
-          St.Ph != Phase::Sync || (St.From && St.From->EveryMicrobatch);
-      double Runs = Every ? double(Microbatches) : 1;
-      CommsPerStep[O.stmt()] = 0;
-      if (!Cost)
-        return;
-      CommsPerStep[O.stmt()] =
-          Cost->TComms * double(St.Repeat) / double(P) * Runs;
-      // The syncs a chip issues: its stage's share of the layers.
-      if (St.Ph == Phase::Sync)
-        S.TSync -= Cost->Time * double(St.Repeat) * Runs * (1 - 1 / double(P));
-    });
+  for (const RepeatOp *R : {&RF, &RB, Pc.OptBody})
+    if (R)
+      walk(R->body(), [&](const Op &O) {
+        if (O.stmt() == NoStmt || !Done.insert(O.stmt()).second)
+          return;
+        const auto &Cost = C->Tables.StatementCosts[O.stmt()];
+        const Statement &St = M->statement(O.stmt());
+        bool Every =
+            (St.Ph == Phase::Forward || St.Ph == Phase::Backward) ||
+            (St.Ph == Phase::Sync && St.From && St.From->EveryMicrobatch);
+        double Runs = Every ? double(Microbatches) : 1;
+        CommsPerStep[O.stmt()] = 0;
+        if (!Cost)
+          return;
+        CommsPerStep[O.stmt()] =
+            Cost->TComms * double(St.Repeat) / double(P) * Runs;
+        // The syncs a chip issues: its stage's share of the layers.
+        if (St.Ph == Phase::Sync)
+          S.TSync -=
+              Cost->Time * double(St.Repeat) * Runs * (1 - 1 / double(P));
+      });
   // What the step needs of the makespan and the syncs: a piece of
   // Makespan compute time leaving the syncs' overrun as backlog.
   StreamEffect Step = StreamEffect::compute(Run.Makespan);

@@ -155,13 +155,17 @@ void contextParallelNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
     if (Axes.empty())
       return;
     const Statement &St = M.statement(A.stmt());
+    // With q's sequence sharded too, every query block adds to every key's
+    // gradient: partial sums, reduce-scattered back.
+    const ShardType &Q = A.operand(0)->type();
+    bool Partial = !Q.Dims[AttentionOp::seqDim(Q)].Axes.empty();
     OS << fmt::format("note: '{}' (line {}) is context-parallel: k and v are "
                       "gathered over {} before its attention (ring "
                       "attention's traffic){}\n",
                       St.Name, St.Location.Line, axisNames(Axes, M.names()),
-                      C.config().Train ? ", and their gradients "
-                                         "reduce-scattered back"
-                                       : "");
+                      C.config().Train && Partial
+                          ? ", and their gradients reduce-scattered back"
+                          : "");
   });
 }
 
