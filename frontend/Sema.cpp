@@ -129,6 +129,7 @@ bool Sema::run() {
     chooseMesh(llvm::SMRange());
   checkPipelineAxisUnused();
   checkPipelineSettings();
+  checkPipelineCrossings();
   if (TrainBlock && !AnyParam && !Diags.hasErrors())
     Diags.report(TrainBlock->Range.Start, diag::TrainWithoutParams);
   return !Diags.hasErrors();

@@ -226,6 +226,7 @@ private:
   std::optional<AxisId> pipelineAxis(const RepeatDecl &D, int64_t N);
   void checkPipelineAxisUnused();
   void checkPipelineSettings();
+  void checkPipelineCrossings();
   /// Set while an operand's written type is resolved (typeError).
   bool WrittenOperand = false;
   bool WrittenTypeBroken = false;

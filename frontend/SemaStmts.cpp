@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
 #include "ir/ContractionPlans.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SaveAndRestore.h"
@@ -281,6 +282,53 @@ void Sema::checkPipelineSettings() {
       Diags.report(P.Name.Range, diag::PipelineSettingUnused,
                    "schedule = interleaved",
                    "with one chunk: it runs as 1f1b (set 'chunks')");
+  }
+}
+
+/// LANGUAGE.md §9: only the carried value crosses stages (point to point,
+/// priced). A value computed before the pipelined repeat lives on the first
+/// stage; read inside the repeat (every stage) or after it (the last), it
+/// would need a transfer shardc does not price, so it is an error. Inputs
+/// (data, token ids) are loaded wherever they are read.
+void Sema::checkPipelineCrossings() {
+  if (!PipelineAxis || !IR || Mesh->Axes[*PipelineAxis].Size == 1)
+    return;
+  const Block &Top = IR->body();
+  size_t At = 0;
+  const RepeatOp *Pipe = nullptr;
+  for (; At < Top.ops().size(); ++At) {
+    auto *R = dyn_cast<RepeatOp>(Top.ops()[At].get());
+    if (R && R->pipelineAxis()) {
+      Pipe = R;
+      break;
+    }
+  }
+  if (!Pipe)
+    return;
+  llvm::DenseSet<const Value *> FirstStage;
+  for (size_t I = 0; I < At; ++I) {
+    const Op &O = *Top.ops()[I];
+    auto Add = [&](const Op &D) {
+      if (D.result() && !isa<InputOp>(D))
+        FirstStage.insert(D.result());
+    };
+    Add(O);
+    for (Block *B : O.regions())
+      walk(*B, Add);
+  }
+  llvm::DenseSet<const Value *> Reported;
+  auto Check = [&](const Op &O, bool InBody) {
+    for (const Value *V : O.operands())
+      if (FirstStage.count(V) && !(InBody && Pipe->carriedFrom(V)) &&
+          Reported.insert(V).second)
+        Diags.report(O.loc(), diag::PipelineCrossing, V->name());
+  };
+  walk(Pipe->body(), [&](const Op &O) { Check(O, true); });
+  for (size_t I = At + 1; I < Top.ops().size(); ++I) {
+    const Op &O = *Top.ops()[I];
+    Check(O, false);
+    for (Block *B : O.regions())
+      walk(*B, [&](const Op &In) { Check(In, false); });
   }
 }
 
