@@ -17,9 +17,11 @@ using llvm::json::OStream;
 
 namespace {
 
-/// A metadata event: a process's or thread's name, or a process's place.
+/// A metadata event: a process's or thread's name (\p Name), or a
+/// process's place (\p Sort).
 void metadata(OStream &J, llvm::StringRef What, unsigned Pid,
-              std::optional<unsigned> Tid, llvm::json::Value Arg) {
+              std::optional<unsigned> Tid, const std::string &Name,
+              std::optional<int64_t> Sort = std::nullopt) {
   J.object([&] {
     J.attribute("name", What);
     J.attribute("ph", "M");
@@ -27,8 +29,10 @@ void metadata(OStream &J, llvm::StringRef What, unsigned Pid,
     if (Tid)
       J.attribute("tid", int64_t(*Tid));
     J.attributeObject("args", [&] {
-      J.attribute(What == "process_sort_index" ? "sort_index" : "name",
-                  std::move(Arg));
+      if (Sort)
+        J.attribute("sort_index", *Sort);
+      else
+        J.attribute("name", Name);
     });
   });
 }
@@ -67,7 +71,7 @@ void shardc::printTraceReport(const MeshCompile &C, llvm::raw_ostream &OS) {
       for (unsigned S = 0; S < T.Stages; ++S) {
         metadata(J, "process_name", S, std::nullopt,
                  T.Stages > 1 ? fmt::format("stage {}", S) : "chip");
-        metadata(J, "process_sort_index", S, std::nullopt, int64_t(S));
+        metadata(J, "process_sort_index", S, std::nullopt, "", int64_t(S));
         metadata(J, "thread_name", S, 0, "compute");
         metadata(J, "thread_name", S, 1, "communication");
       }
