@@ -67,9 +67,14 @@ struct LevelSpec {
   bool InNetworkReduction = false;
   double Latency = 0; ///< seconds per hop
   double Efficiency = 1.0;
+  /// The efficiency of an AllReduce this level reduces in its switches
+  /// (in-network reduction runs a different kernel, e.g. NVLS); 0: the
+  /// level's Efficiency.
+  double ReductionEfficiency = 0;
 
-  /// W_l = min(uplink_bw, bw / size) x efficiency (COST-MODEL §3).
-  double effectiveUplink() const;
+  /// W_l = min(uplink_bw, bw / size) x efficiency (COST-MODEL §3); with
+  /// \p InNetwork, x reduction_efficiency when given.
+  double effectiveUplink(bool InNetwork = false) const;
 };
 
 struct ClusterSpec {

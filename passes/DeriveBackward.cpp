@@ -45,6 +45,11 @@ private:
     return V->type().Elt != DType::int32;
   }
   Value *grad(const Value *V) override;
+  /// The axes over which every forward use of \p V in its own block makes
+  /// its gradient a partial sum (none: the gradient is reduced per use).
+  AxisSet sharedPartials(const Value *V) const;
+  /// Reduces the summed gradient \p L of a shared value once.
+  Value *reduceShared(const Value *V, llvm::SmallVector<Value *, 2> &L);
   ShardType gradType(const Value *V) const override;
   bool accumulatesInPlace(const Value *V) const override {
     return isParam(V) && !Params->info(V).SyncEveryMicrobatch;
@@ -145,6 +150,12 @@ ShardType DeriveBackward::gradType(const Value *V) const {
   // A carried value's gradient has the type its pair's does (it crosses
   // iterations), so it is never fused.
   auto *R = dyn_cast<ReshardOp>(V->def());
+  if (!R && !Facts.CarriedNext.count(V))
+    if (AxisSet A = sharedPartials(V); !A.empty()) {
+      ShardType T = withSharding(V->type(), V->type());
+      T.Unreduced = A;
+      return T;
+    }
   if (!R || Facts.CarriedNext.count(V) || !needsGrad(R->operand(0)))
     return withSharding(V->type(), V->type());
   unsigned Uses = Facts.Uses.lookup(V);
@@ -172,6 +183,32 @@ ShardType DeriveBackward::gradType(const Value *V) const {
   return T;
 }
 
+AxisSet DeriveBackward::sharedPartials(const Value *V) const {
+  // A value read by several contractions in its own block whose gradients
+  // are all partial sums over the same axes (the q, k and v projections of
+  // a replicated activation under tensor parallelism): the contributions
+  // are summed as partial sums and reduced once (one AllReduce, Megatron's
+  // conjugate of the column-parallel split), not once each.
+  if (Facts.Uses.lookup(V) < 2 || !V->type().Unreduced.empty() ||
+      isa<InputOp>(V->def()))
+    return {};
+  const Block *Home = Facts.DefBlock.lookup(V);
+  std::optional<AxisSet> Common;
+  for (const Op *U : V->users()) {
+    if (U->stmt() == NoStmt || Info->Statements[U->stmt()].Ph != Phase::Forward)
+      continue;
+    if (U->parent() != Home)
+      return {};
+    for (unsigned I = 0; I < U->numOperands(); ++I)
+      if (U->operand(I) == V)
+        Common = Common ? (*Common & U->gradientPartials(I))
+                        : U->gradientPartials(I);
+  }
+  if (!Common)
+    return {};
+  return Common->without(V->type().axesUsed());
+}
+
 Value *DeriveBackward::grad(const Value *V) {
   auto &Contribs = Scopes.back().Contribs;
   auto It = Contribs.find(V);
@@ -183,7 +220,7 @@ Value *DeriveBackward::grad(const Value *V) {
   // one holds the sum. Other params' contributions are summed like any
   // value's.
   if (L.size() == 1 || accumulatesInPlace(V))
-    return L.back();
+    return reduceShared(V, L);
   // k contributions are summed by k - 1 adds (memory-bound, real traffic).
   Value *Sum = L.front();
   for (size_t I = 1; I < L.size(); ++I) {
@@ -195,7 +232,24 @@ Value *DeriveBackward::grad(const Value *V) {
               ->result();
   }
   L.assign(1, Sum);
-  return Sum;
+  return reduceShared(V, L);
+}
+
+Value *DeriveBackward::reduceShared(const Value *V,
+                                    llvm::SmallVector<Value *, 2> &L) {
+  Value *G = L.back();
+  if (isa<ReshardOp>(V->def()) || G->type().Unreduced.empty() ||
+      !V->type().Unreduced.empty() || isParam(V))
+    return G;
+  // The summed partials of a shared value, reduced once (sharedPartials).
+  unsigned St = newStatement(gradName(V), V->def()->loc(), OpKind::Reshard,
+                             Phase::Backward,
+                             {Provenance::Sum, V->def()->stmt(), V->name()});
+  G = B->create<ReshardOp>(V->def()->loc(), St, {G}, gradName(V),
+                           withSharding(V->type(), V->type()))
+          ->result();
+  L.assign(1, G);
+  return G;
 }
 
 void DeriveBackward::contribute(const Value *V, Value *G) {

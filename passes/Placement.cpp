@@ -247,6 +247,11 @@ LevelCoefficient LevelScanner::scanLevel(unsigned Level, int64_t ChildChips) {
   Result.Level = Level;
   for (int64_t Begin = 0; Begin < P; Begin += UnitChips) {
     collectUnit(Begin, std::min(Begin + UnitChips, P), ChildChips);
+    if (Kind == CollectiveKind::AllReduce && !Result.InNetwork) {
+      Result.InNetwork = Spec.InNetworkReduction;
+      for (size_t I = 0; I < Entries.size() && Level > 0; ++I)
+        Result.InNetwork |= !ReducedAbove.empty() && ReducedAbove[Entries[I].Group];
+    }
     for (size_t K = 0, E = ChildStarts.size() - 1; K != E; ++K)
       Result.BytesPerV =
           std::max(Result.BytesPerV,
@@ -358,7 +363,7 @@ shardc::priceCoefficients(const ClusterSpec &Cluster,
     T.Level = C.Level;
     T.FanIn = C.FanIn;
     T.Bytes = C.BytesPerV * GroupBytes;
-    T.Time = uplinkTime(T.Bytes, Spec.effectiveUplink());
+    T.Time = uplinkTime(T.Bytes, Spec.effectiveUplink(C.InNetwork));
     T.LatencyTime = Spec.Latency * C.Hops;
     // Strictly greater: ties go to the innermost level.
     if (T.Time > Result.BandwidthTime) {

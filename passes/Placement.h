@@ -51,6 +51,9 @@ struct LevelCoefficient {
   int64_t FanIn = 1;
   double BytesPerV = 0; ///< max over children of bytes / V
   double Hops = 0;      ///< latency hops at this level
+  /// An AllReduce this level reduces in its switches: priced at the
+  /// level's reduction_efficiency.
+  bool InNetwork = false;
 };
 using PlacementCoefficients = llvm::SmallVector<LevelCoefficient, 4>;
 
