@@ -159,6 +159,8 @@ Op *Sema::attention(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                   Props))
     return nullptr;
   bool Causal = Props.flag(PropId::Attention_causal, false);
+  bool Fused = Props.flag(PropId::Attention_fused, true);
+  bool Dropout = Props.flag(PropId::Attention_dropout, false);
   static const char *Roles[] = {"a query", "a key", "a value"};
   for (unsigned I = 0; I < 3; ++I)
     if (!checkBuiltinOperand(D, I, Args[I], /*Ids=*/false, Roles[I]))
@@ -233,7 +235,7 @@ Op *Sema::attention(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
     return nullptr;
   unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Attention);
   return Builder->create<AttentionOp>(Diags.location(D.Range.Start), St, Args,
-                                      D.Out.Name, Out, Causal);
+                                      D.Out.Name, Out, Causal, Fused, Dropout);
 }
 
 Op *Sema::embed(const AssignDecl &D, llvm::ArrayRef<Value *> Args,

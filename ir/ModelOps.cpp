@@ -75,8 +75,20 @@ double AttentionOp::lseBytes(const ShardType &Q, const MeshSpec &M) {
   return Q.localElements(M) / H * dtypeBytes(DType::fp32);
 }
 
+double AttentionOp::scoreElements(const ShardType &Q, const ShardType &K,
+                                  const MeshSpec &M) {
+  double H = double(Q.localSize(Q.Dims.size() - 1, M));
+  return Q.localElements(M) / H * double(K.Dims[seqDim(K)].Size);
+}
+
+/// The attrs attention and its gradient print.
+static std::string attentionAttrs(bool Causal, bool Fused, bool Dropout) {
+  return std::string(Causal ? " causal" : "") + (Fused ? "" : " unfused") +
+         (Dropout ? " dropout" : "");
+}
+
 std::string AttentionOp::attrs(const TypeNames &) const {
-  return Causal ? " causal" : "";
+  return attentionAttrs(Causal, Fused, Dropout);
 }
 
 /// The checks attention's forward and backward share: q, k, v of rank >= 3
@@ -130,19 +142,39 @@ std::optional<OpWork> AttentionOp::work(const MeshSpec &M) const {
   ShardType Q = requiredOperandType(0), K = requiredOperandType(1),
             V = requiredOperandType(2);
   OpWork W;
-  std::tie(W.Flops, W.UsefulFlops) = flops(Q, K, Causal, M);
-  // The MFU convention counts causal attention in full (COST-MODEL.md §6.5).
+  std::tie(W.Flops, W.UsefulFlops) = flops(Q, K, Causal && Fused, M);
+  // The MFU convention counts causal attention in full (COST-MODEL.md §6.5);
+  // unfused, the masked half is computed (and counted by HFU) all the same.
+  if (!Fused && Causal)
+    W.UsefulFlops /= 2;
   W.MaskedFlops = Causal ? W.UsefulFlops : 0;
-  // Reads q, k, v; writes the output and the log-sum-exp.
+  // Reads q, k, v; writes the output; fused, the log-sum-exp too.
   W.HbmBytes = Q.localBytes(M) + K.localBytes(M) + V.localBytes(M) +
-               naturalType().localBytes(M) + lseBytes(Q, M);
+               naturalType().localBytes(M);
   W.Matmul = true;
   W.Elt = Q.Elt;
+  if (Fused) {
+    W.HbmBytes += lseBytes(Q, M);
+    return W;
+  }
+  // Unfused: QK^T writes the scores and PV reads the probabilities; between
+  // them the softmax reads and writes them, and dropout reads them and
+  // writes its output and a 1-byte mask: kernels of their own, in series.
+  double Sc = scoreElements(Q, K, M), E = double(dtypeBytes(Q.Elt));
+  W.SerialBytes = Sc * 2 * E + (Dropout ? Sc * (2 * E + 1) : 0);
+  W.HbmBytes += Sc * 2 * E + W.SerialBytes;
   return W;
 }
 
 double AttentionOp::keptBytes(const MeshSpec &M) const {
-  return lseBytes(requiredOperandType(0), M);
+  ShardType Q = requiredOperandType(0);
+  if (Fused)
+    return lseBytes(Q, M);
+  // The softmax's output; with dropout, its mask and output too
+  // (Korthikanti et al.'s 5 a s^2 b bytes per layer).
+  double Sc = scoreElements(Q, requiredOperandType(1), M),
+         E = double(dtypeBytes(Q.Elt));
+  return Sc * E + (Dropout ? Sc * (E + 1) : 0);
 }
 
 void AttentionOp::backward(GradientBuilder &G) const {
@@ -156,8 +188,8 @@ void AttentionOp::backward(GradientBuilder &G) const {
   DType Elt = DOut->type().Elt;
   ShardType DqT = naturalType();
   DqT.Elt = Elt;
-  Value *DQ =
-      G.emit<AttentionGradOp>(*this, Qv, {Q, K, V, Out, DOut}, DqT, Causal, 0);
+  Value *DQ = G.emit<AttentionGradOp>(*this, Qv, {Q, K, V, Out, DOut}, DqT,
+                                      Causal, 0, Fused, Dropout);
   // Every query block adds to every key's gradient: dk and dv are partial
   // sums over the axes that shard q's sequence dim.
   const ShardType &QT = Qv->type();
@@ -169,7 +201,8 @@ void AttentionOp::backward(GradientBuilder &G) const {
     T.Elt = Elt;
     for (AxisId A : QT.Dims[seqDim(QT)].Axes)
       T.Unreduced.insert(A);
-    Value *DX = G.emit<AttentionGradOp>(*this, X, {DQ}, T, Causal, I);
+    Value *DX =
+        G.emit<AttentionGradOp>(*this, X, {DQ}, T, Causal, I, Fused, Dropout);
     G.contribute(X, G.reshardTo(DX, G.gradType(X), *this, X));
   }
   if (G.needsGrad(Qv))
@@ -182,7 +215,7 @@ void AttentionOp::backward(GradientBuilder &G) const {
 
 std::string AttentionGradOp::attrs(const TypeNames &) const {
   static const char *Names[] = {"dq", "dk", "dv"};
-  return std::string(Causal ? " causal" : "") + " writes " + Names[Part];
+  return attentionAttrs(Causal, Fused, Dropout) + " writes " + Names[Part];
 }
 
 std::string AttentionGradOp::verify(const TypeNames &, bool Lowered) const {
@@ -238,6 +271,8 @@ std::optional<OpWork> AttentionGradOp::work(const MeshSpec &M) const {
   ShardType Q = requiredOperandType(0), K = requiredOperandType(1),
             V = requiredOperandType(2);
   OpWork W;
+  if (!Fused)
+    return unfusedWork(Q, K, V, M);
   auto [Local, Useful] = AttentionOp::flops(Q, K, Causal, M);
   W.Flops = 2.5 * Local;
   W.UsefulFlops = 2.5 * Useful;
@@ -252,6 +287,34 @@ std::optional<OpWork> AttentionGradOp::work(const MeshSpec &M) const {
                 (K.localElements(M) + V.localElements(M)) * GradBytes;
   W.Matmul = true;
   W.Elt = Q.Elt;
+  return W;
+}
+
+OpWork AttentionGradOp::unfusedWork(const ShardType &Q, const ShardType &K,
+                                    const ShardType &V,
+                                    const MeshSpec &M) const {
+  // Four batched matmuls over the whole score matrix (dV = P^T dO,
+  // dP = dO V^T, dQ = dS K, dK = dS^T Q): twice the forward's two.
+  OpWork W;
+  auto [Local, Useful] = AttentionOp::flops(Q, K, /*Causal=*/false, M);
+  W.Flops = 2 * Local;
+  W.UsefulFlops = 2 * Useful * (Causal ? 0.5 : 1);
+  W.MaskedFlops = Causal ? W.UsefulFlops : 0;
+  W.Matmul = true;
+  W.Elt = Q.Elt;
+  // The matmuls read q, k, v and dout and write dq, dk, dv; over the scores
+  // they read the kept probabilities (dV), write dP and read dS twice.
+  double GradBytes = double(dtypeBytes(result()->type().Elt));
+  for (unsigned I : {0u, 1u, 2u, 4u})
+    W.HbmBytes += requiredOperandType(I).localBytes(M);
+  W.HbmBytes += naturalType().localBytes(M) +
+                (K.localElements(M) + V.localElements(M)) * GradBytes;
+  double Sc = AttentionOp::scoreElements(Q, K, M),
+         E = double(dtypeBytes(Q.Elt));
+  // In series between them: dropout's backward reads dP and the mask and
+  // writes; the softmax's reads its output and dy and writes dS.
+  W.SerialBytes = (Dropout ? Sc * (2 * E + 1) : 0) + Sc * 3 * E;
+  W.HbmBytes += Sc * 4 * E + W.SerialBytes;
   return W;
 }
 

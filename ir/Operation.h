@@ -82,6 +82,10 @@ struct OpWork {
   /// Part of HbmBytes read only from a training step's second microbatch
   /// on: a gradient buffer the op accumulates into (COST-MODEL.md §6.2).
   double AccumulateBytes = 0;
+  /// Part of HbmBytes moved by memory-bound kernels that run between the
+  /// op's matmuls (unfused attention's softmax and dropout): their time
+  /// adds to the rest's max(T_math, T_hbm) (COST-MODEL.md §8).
+  double SerialBytes = 0;
   bool Matmul = false; ///< at the matmul peak (else the vector peak)
   DType Elt = DType::bf16;
 };
@@ -150,6 +154,10 @@ public:
   /// (a dropout mask, attention's log-sum-exp): saved activations that are
   /// no value of the program (COST-MODEL.md §7).
   virtual double keptBytes(const MeshSpec &M) const { return 0; }
+  /// True when selective recompute re-runs the op in the backward instead
+  /// of keeping what it keeps (Megatron-LM's selective recompute of the
+  /// unfused attention core, whose scores are large and cheap to redo).
+  virtual bool selectivelyRecomputed() const { return false; }
 
   // --- Lowering interface --------------------------------------------------
   virtual Lowering lowering() const { return Lowering::Keep; }

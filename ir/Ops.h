@@ -407,17 +407,23 @@ private:
 // (ModelOps.cpp; costs in COST-MODEL.md §8).
 //===----------------------------------------------------------------------===//
 
-/// Fused attention (FlashAttention): `q[..., Sq, N, H]`, `k`/`v[..., Sk, K,
-/// H]`, N a multiple of K (grouped-query). The Sq x Sk scores are never
-/// stored. k and v compute with q's sharding on the leading dims, their
-/// heads sharded as q's, and Sk whole: a sharded Sk (context parallelism)
-/// is gathered first. 4 x B x Sq x Sk x N x H FLOPs at matmul peak, half
-/// with `causal`; it writes the fp32 log-sum-exp `[..., N, Sq]` and keeps it
-/// for the backward.
+/// Attention: `q[..., Sq, N, H]`, `k`/`v[..., Sk, K, H]`, N a multiple of K
+/// (grouped-query). Fused (FlashAttention, the default), the Sq x Sk scores
+/// are never stored. Unfused (`fused = false`, Megatron-LM before
+/// FlashAttention), two batched matmuls over the whole score matrix with a
+/// softmax (and, with `dropout = true`, a dropout) between them that write
+/// and read the scores in HBM and keep them for the backward. k and v compute
+/// with q's sharding on the leading dims, their heads sharded as q's, and Sk
+/// whole: a sharded Sk (context parallelism) is gathered first. 4 x B x Sq x Sk
+/// x N x H FLOPs at matmul peak, half with `causal`; it writes the fp32
+/// log-sum-exp `[..., N, Sq]` and keeps it for the backward.
 class AttentionOp : public OpOf<AttentionOp, OpKind::Attention> {
 public:
-  explicit AttentionOp(bool Causal) : Causal(Causal) {}
+  explicit AttentionOp(bool Causal, bool Fused = true, bool Dropout = false)
+      : Causal(Causal), Fused(Fused), Dropout(Dropout) {}
   bool causal() const { return Causal; }
+  bool fused() const { return Fused; }
+  bool dropout() const { return Dropout; }
   /// The position of the sequence dim in q and k (third from last).
   static unsigned seqDim(const ShardType &T) { return T.Dims.size() - 3; }
   /// The FLOPs of attention over \p Q and \p K: per chip, and for the
@@ -426,6 +432,9 @@ public:
                                          bool Causal, const MeshSpec &M);
   /// Bytes per chip of the fp32 log-sum-exp for queries \p Q.
   static double lseBytes(const ShardType &Q, const MeshSpec &M);
+  /// Score elements per chip, B x Sq x N x Sk (unfused attention).
+  static double scoreElements(const ShardType &Q, const ShardType &K,
+                              const MeshSpec &M);
 
   std::string attrs(const TypeNames &N) const override;
   std::string verify(const TypeNames &N, bool Lowered) const override;
@@ -437,9 +446,10 @@ public:
   bool savesInputs() const override { return true; }
   bool savesResult() const override { return true; }
   double keptBytes(const MeshSpec &M) const override;
+  bool selectivelyRecomputed() const override { return !Fused; }
 
 private:
-  bool Causal;
+  bool Causal, Fused, Dropout;
 };
 
 /// Attention's backward (COST-MODEL.md §8): one fused kernel, 2.5 x the
@@ -451,7 +461,9 @@ private:
 /// that shard q's sequence dim (each query block adds to every key's).
 class AttentionGradOp : public OpOf<AttentionGradOp, OpKind::AttentionGrad> {
 public:
-  AttentionGradOp(bool Causal, unsigned Part) : Causal(Causal), Part(Part) {}
+  AttentionGradOp(bool Causal, unsigned Part, bool Fused = true,
+                  bool Dropout = false)
+      : Causal(Causal), Fused(Fused), Dropout(Dropout), Part(Part) {}
   unsigned part() const { return Part; }
 
   std::string attrs(const TypeNames &N) const override;
@@ -462,7 +474,10 @@ public:
   ShardType naturalType() const override;
 
 private:
-  bool Causal;
+  /// The work of the unfused backward (Megatron-LM's core attention).
+  OpWork unfusedWork(const ShardType &Q, const ShardType &K, const ShardType &V,
+                     const MeshSpec &M) const;
+  bool Causal, Fused, Dropout;
   unsigned Part;
 };
 

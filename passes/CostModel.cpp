@@ -9,6 +9,7 @@ ComputeTime shardc::computeTime(const OpWork &W, const ChipSpec &C) {
   T.TMath = W.Matmul ? W.Flops / (C.matmulPeak(W.Elt) * C.MatmulEfficiency)
                      : W.Flops / C.vectorPeak(W.Elt);
   T.THbm = W.HbmBytes / (C.HbmBw * C.HbmEfficiency);
+  T.TSerial = W.SerialBytes / (C.HbmBw * C.HbmEfficiency);
   return T;
 }
 
@@ -55,7 +56,10 @@ Bound shardc::boundOf(double TMath, double THbm, double TComms) {
 }
 
 void shardc::finishCost(OpCost &C, bool Overlap) {
-  C.Time = combineTime(std::max(C.TMath, C.THbm), C.TComms, Overlap);
-  C.FirstTime = combineTime(std::max(C.TMath, C.FirstTHbm), C.TComms, Overlap);
+  auto Compute = [&](double THbm) {
+    return std::max(C.TMath, THbm - C.TSerial) + C.TSerial;
+  };
+  C.Time = combineTime(Compute(C.THbm), C.TComms, Overlap);
+  C.FirstTime = combineTime(Compute(C.FirstTHbm), C.TComms, Overlap);
   C.Bounded = boundOf(C.TMath, C.THbm, C.TComms);
 }

@@ -18,7 +18,8 @@ namespace shardc {
 /// The per-chip time of a local op's work (§1).
 struct ComputeTime {
   double TMath = 0, THbm = 0;
-  double time() const { return std::max(TMath, THbm); }
+  double TSerial = 0; ///< the part of THbm that runs after the math
+  double time() const { return std::max(TMath, THbm - TSerial) + TSerial; }
 };
 /// T_math at the op's peak (matmul or vector, x matmul_efficiency for
 /// matmuls) and T_hbm at hbm_bw x hbm_efficiency.
@@ -62,6 +63,10 @@ struct OpCost {
   double HwAtPeak = 0;
   double HbmBytes = 0;
   double TMath = 0, THbm = 0, TComms = 0, Time = 0;
+  /// The part of THbm moved by kernels that run after the math
+  /// (OpWork::SerialBytes): the compute time is max(TMath, THbm - TSerial)
+  /// + TSerial.
+  double TSerial = 0;
   Bound Bounded = Bound::Compute;
   /// Bit T set: vector work in dtype T ran at the matmul peak because the
   /// chip gives no vector_flops for T (COST-MODEL §1's fallback).

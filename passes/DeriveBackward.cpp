@@ -327,6 +327,17 @@ void DeriveBackward::keep(const Op &F) {
   for (const Scope &S : Scopes)
     if (S.Recomputed.count(F.result()))
       return;
+  // Selective recompute re-runs what Megatron-LM's does (the unfused
+  // attention core) for what it keeps, rather than holding it; its result
+  // stays saved when other backward ops read it.
+  if (Train->Recompute == RecomputePolicy::Selective &&
+      F.selectivelyRecomputed() &&
+      Facts.DefBlock.lookup(F.result()) == Scopes.back().Fwd) {
+    // The backward ops read the saved result, not the re-run's.
+    recompute(F.result());
+    Scopes.back().Recomputed.erase(F.result());
+    return;
+  }
   KeptSet.insert(&F);
 }
 

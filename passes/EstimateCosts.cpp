@@ -52,6 +52,7 @@ OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
     Cost.HbmBytes = W->HbmBytes;
     Cost.TMath = T.TMath;
     Cost.THbm = T.THbm;
+    Cost.TSerial = T.TSerial;
     Cost.VectorFallback = vectorFallback(*W, Chip);
     Cost.FirstTHbm = Train && Train->Microbatches > 1
                          ? computeTime(First, Chip).THbm
@@ -99,6 +100,7 @@ bool EstimateCosts::run(MeshCompile &C, DiagnosticEngine &) {
     S.HbmBytes += Cost.HbmBytes;
     S.TMath += Cost.TMath;
     S.THbm += Cost.THbm;
+    S.TSerial += Cost.TSerial;
     S.FirstTHbm += Cost.FirstTHbm;
     S.TComms += Cost.TComms;
     S.VectorFallback |= Cost.VectorFallback;

@@ -370,8 +370,12 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
   // The communication stream of each stage through its backward slices:
   // a slice's syncs (every microbatch's under ZeRO 2 and FSDP, the last's
   // otherwise) queue behind what the stream still has from earlier ones.
+  // Without overlap the syncs wait for the end of the pipeline, each
+  // stage's in a row (Megatron-LM's data-parallel AllReduce after the
+  // flush).
+  bool Overlap = C->config().Overlap;
   double SyncEnd = Run.Makespan;
-  std::vector<double> CommFree(P, 0);
+  std::vector<double> CommFree(P, Overlap ? 0 : Run.Makespan);
   for (const PipelineSlice &Sl : Run.Slices) {
     if (!Sl.Backward)
       continue;
@@ -379,7 +383,9 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
         BwdOf[Sl.Stage][Sl.Chunk]
             .E[Sl.Microbatch == 0][Sl.Microbatch == Microbatches - 1];
     double Backlog = std::max(0.0, CommFree[Sl.Stage] - Sl.Start);
-    CommFree[Sl.Stage] = Sl.End + E.backlogAfter(Backlog);
+    CommFree[Sl.Stage] =
+        Overlap ? Sl.End + E.backlogAfter(Backlog)
+                : CommFree[Sl.Stage] + E.D + E.T; // D + T: its syncs' time
     SyncEnd = std::max(SyncEnd, CommFree[Sl.Stage]);
   }
   // t_f and t_b are one stage's: the slowest's, not the whole model's.
@@ -489,7 +495,10 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &D) {
           Mb.E[1][0].then(Mb.E[0][0].times(Microbatches - 2)).then(Mb.E[0][1]);
   }
   S.TPipe = Step.T;
-  S.TSyncExposed = Step.backlogAfter(0);
+  // Without overlap a step's syncs run after its compute (pipelined: the
+  // backlog is already that): D + T is their time.
+  S.TSyncExposed = Compile.config().Overlap || S.Pipeline ? Step.backlogAfter(0)
+                                                          : Step.D + Step.T;
   S.TStep = S.TPipe + S.TSyncExposed + S.TOpt + S.TParamGather;
   auto [Tokens, Batch] = tokensPerMicrobatch(*M);
   S.Tokens = Tokens * double(Microbatches);

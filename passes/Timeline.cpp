@@ -152,7 +152,9 @@ Timeline Builder::build() {
   int64_t V = PI ? PI->Chunks : 1, Q = int64_t(P) * V;
   int64_t PerChunk = Pc.FwdBody ? Pc.FwdBody->tripCount() / Q : 0;
   T.Stages = P;
-  CommFree.assign(P, 0);
+  // Without overlap the syncs queue from the end of the compute
+  // (ScheduleStep agrees).
+  CommFree.assign(P, C.config().Overlap ? 0 : S.TPipe);
   // What each (stage, chunk) runs per microbatch (COST-MODEL.md §6.3).
   std::vector<std::vector<unsigned>> Fwd(Q), Bwd(Q);
   for (int64_t Vq = 0; Vq < Q; ++Vq) {
