@@ -1,0 +1,293 @@
+//===- AttentionOps.cpp - attention and attention_grad
+//---------------------===//
+//
+// LANGUAGE.md §8's attention, fused (FlashAttention) or unfused
+// (Megatron-LM's core attention, `fused = false`), and its backward kernel:
+// the type rules (q's sharding; k and v whole on the sequence), the work
+// (COST-MODEL.md §8) and the backward rule.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/Backward.h"
+#include "ir/Ops.h"
+
+using namespace shardc;
+//===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+/// The type k or v (\p KV) computes in next to queries \p Q: q's axes on the
+/// leading dims, the sequence dim whole (context parallelism gathers it),
+/// the KV heads sharded as q's heads (or whole, when written whole), no
+/// partial sums.
+static ShardType kvRequired(const ShardType &Q, ShardType KV) {
+  KV.Unreduced = {};
+  unsigned Seq = AttentionOp::seqDim(KV);
+  for (unsigned I = 0; I < KV.Dims.size(); ++I) {
+    // KV heads written whole stay whole on every chip (replicated, as
+    // Megatron-LM does when tensor parallelism exceeds the KV heads).
+    if (I == Seq + 1 && KV.Dims[I].Axes.empty())
+      continue;
+    KV.Dims[I].Axes = I == Seq ? AxisList() : Q.Dims[I].Axes;
+  }
+  return KV;
+}
+
+std::pair<double, double> AttentionOp::flops(const ShardType &Q,
+                                             const ShardType &K, bool Causal,
+                                             const MeshSpec &M) {
+  // 4 x B x Sq x Sk x N x H: q's elements are B x Sq x N x H, each against
+  // all Sk keys (a QK^T and a PV product, 2 FLOPs each).
+  double Sk = double(K.Dims[seqDim(K)].Size);
+  double Half = Causal ? 0.5 : 1;
+  return {4 * Q.localElements(M) * Sk * Half,
+          4 * Q.globalElements() * Sk * Half};
+}
+
+double AttentionOp::lseBytes(const ShardType &Q, const MeshSpec &M) {
+  // fp32 [..., N, Sq]: one per query row and head.
+  double H = double(Q.localSize(Q.Dims.size() - 1, M));
+  return Q.localElements(M) / H * dtypeBytes(DType::fp32);
+}
+
+double AttentionOp::scoreElements(const ShardType &Q, const ShardType &K,
+                                  const MeshSpec &M) {
+  double H = double(Q.localSize(Q.Dims.size() - 1, M));
+  return Q.localElements(M) / H * double(K.Dims[seqDim(K)].Size);
+}
+
+/// The attrs attention and its gradient print.
+static std::string attentionAttrs(bool Causal, bool Fused, bool Dropout) {
+  return std::string(Causal ? " causal" : "") + (Fused ? "" : " unfused") +
+         (Dropout ? " dropout" : "");
+}
+
+std::string AttentionOp::attrs(const TypeNames &) const {
+  return attentionAttrs(Causal, Fused, Dropout);
+}
+
+/// The checks attention's forward and backward share: q, k, v of rank >= 3
+/// with the same leading dims and head dim, k and v alike, N a multiple of
+/// K.
+static std::string attentionOperands(const ShardType &Q, const ShardType &K,
+                                     const ShardType &V) {
+  if (Q.Dims.size() < 3 || K.Dims.size() != Q.Dims.size() || !K.sameDims(V))
+    return "q, k and v must have the same rank (at least 3), k and v the "
+           "same dims";
+  unsigned Seq = AttentionOp::seqDim(Q);
+  for (unsigned I = 0; I < Seq; ++I)
+    if (!(Q.Dims[I].Id == K.Dims[I].Id))
+      return "q and k must have the same leading dims";
+  if (Q.Dims.back().Id != K.Dims.back().Id)
+    return "q and k must have the same head dim";
+  if (Q.Dims[Seq + 1].Size % K.Dims[Seq + 1].Size != 0)
+    return "the query heads must be a multiple of the KV heads";
+  return "";
+}
+
+std::string AttentionOp::verify(const TypeNames &, bool Lowered) const {
+  if (numOperands() != 3)
+    return "takes q, k and v";
+  const ShardType &Q = operand(0)->type();
+  std::string E = attentionOperands(Q, operand(1)->type(), operand(2)->type());
+  if (!E.empty())
+    return E;
+  if (!result()->type().sameDims(Q))
+    return "its result must have q's dims";
+  if (Lowered)
+    for (unsigned I = 0; I < 3; ++I)
+      if (!(operand(I)->type() == requiredOperandType(I)))
+        return "its operands must be in the sharding it computes in";
+  return "";
+}
+
+ShardType AttentionOp::requiredOperandType(unsigned I) const {
+  ShardType Q = operand(0)->type();
+  Q.Unreduced = {};
+  return I == 0 ? Q : kvRequired(Q, operand(I)->type());
+}
+
+ShardType AttentionOp::naturalType() const {
+  ShardType T = requiredOperandType(0);
+  T.Elt = result()->type().Elt;
+  return T;
+}
+
+std::optional<OpWork> AttentionOp::work(const MeshSpec &M) const {
+  ShardType Q = requiredOperandType(0), K = requiredOperandType(1),
+            V = requiredOperandType(2);
+  OpWork W;
+  std::tie(W.Flops, W.UsefulFlops) = flops(Q, K, Causal && Fused, M);
+  // The MFU convention counts causal attention in full (COST-MODEL.md §6.5);
+  // unfused, the masked half is computed (and counted by HFU) all the same.
+  if (!Fused && Causal)
+    W.UsefulFlops /= 2;
+  W.MaskedFlops = Causal ? W.UsefulFlops : 0;
+  // Reads q, k, v; writes the output; fused, the log-sum-exp too.
+  W.HbmBytes = Q.localBytes(M) + K.localBytes(M) + V.localBytes(M) +
+               naturalType().localBytes(M);
+  W.Matmul = true;
+  W.Elt = Q.Elt;
+  if (Fused) {
+    W.HbmBytes += lseBytes(Q, M);
+    return W;
+  }
+  // Unfused: QK^T writes the scores and PV reads the probabilities; between
+  // them the softmax reads and writes them, and dropout reads them and
+  // writes its output and a 1-byte mask: kernels of their own, in series.
+  double Sc = scoreElements(Q, K, M), E = double(dtypeBytes(Q.Elt));
+  W.SerialBytes = Sc * 2 * E + (Dropout ? Sc * (2 * E + 1) : 0);
+  W.HbmBytes += Sc * 2 * E + W.SerialBytes;
+  return W;
+}
+
+double AttentionOp::keptBytes(const MeshSpec &M) const {
+  ShardType Q = requiredOperandType(0);
+  if (Fused)
+    return lseBytes(Q, M);
+  // The softmax's output; with dropout, its mask and output too
+  // (Korthikanti et al.'s 5 a s^2 b bytes per layer).
+  double Sc = scoreElements(Q, requiredOperandType(1), M),
+         E = double(dtypeBytes(Q.Elt));
+  return Sc * E + (Dropout ? Sc * (E + 1) : 0);
+}
+
+void AttentionOp::backward(GradientBuilder &G) const {
+  Value *DOut = G.grad(result());
+  if (!DOut)
+    return;
+  const Value *Qv = operand(0);
+  Value *Q = G.saved(operand(0)), *K = G.saved(operand(1)),
+        *V = G.saved(operand(2)), *Out = G.saved(result());
+  G.keep(*this);
+  DType Elt = DOut->type().Elt;
+  ShardType DqT = naturalType();
+  DqT.Elt = Elt;
+  Value *DQ = G.emit<AttentionGradOp>(*this, Qv, {Q, K, V, Out, DOut}, DqT,
+                                      Causal, 0, Fused, Dropout);
+  // Every query block adds to every key's gradient: dk and dv are partial
+  // sums over the axes that shard q's sequence dim.
+  const ShardType &QT = Qv->type();
+  for (unsigned I : {1u, 2u}) {
+    const Value *X = operand(I);
+    if (!G.needsGrad(X))
+      continue;
+    ShardType T = requiredOperandType(I);
+    T.Elt = Elt;
+    for (AxisId A : QT.Dims[seqDim(QT)].Axes)
+      T.Unreduced.insert(A);
+    Value *DX =
+        G.emit<AttentionGradOp>(*this, X, {DQ}, T, Causal, I, Fused, Dropout);
+    G.contribute(X, G.reshardTo(DX, G.gradType(X), *this, X));
+  }
+  if (G.needsGrad(Qv))
+    G.contribute(Qv, G.reshardTo(DQ, G.gradType(Qv), *this, Qv));
+}
+
+//===----------------------------------------------------------------------===//
+// attention_grad
+//===----------------------------------------------------------------------===//
+
+std::string AttentionGradOp::attrs(const TypeNames &) const {
+  static const char *Names[] = {"dq", "dk", "dv"};
+  return attentionAttrs(Causal, Fused, Dropout) + " writes " + Names[Part];
+}
+
+std::string AttentionGradOp::verify(const TypeNames &, bool Lowered) const {
+  if (Part > 2)
+    return "has parts dq, dk and dv only";
+  if (Part > 0) {
+    auto *K = numOperands() == 1 ? dyn_cast<AttentionGradOp>(operand(0)->def())
+                                 : nullptr;
+    if (!K || K->part() != 0)
+      return "dk and dv name the results of a fused kernel (part 0)";
+    if (!result()->type().sameDims(K->operand(Part)->type()))
+      return "dk and dv have k's and v's dims";
+    return "";
+  }
+  if (numOperands() != 5)
+    return "takes q, k, v, the output and its gradient";
+  const ShardType &Q = operand(0)->type();
+  std::string E = attentionOperands(Q, operand(1)->type(), operand(2)->type());
+  if (!E.empty())
+    return E;
+  for (unsigned I : {3u, 4u})
+    if (!operand(I)->type().sameDims(Q))
+      return "the output and its gradient have q's dims";
+  if (!result()->type().sameDims(Q))
+    return "its result, dq, has q's dims";
+  if (Lowered)
+    for (unsigned I = 0; I < 5; ++I)
+      if (!(operand(I)->type() == requiredOperandType(I)))
+        return "its operands must be in the sharding it computes in";
+  return "";
+}
+
+ShardType AttentionGradOp::requiredOperandType(unsigned I) const {
+  if (Part > 0)
+    return operand(I)->type();
+  ShardType Q = operand(0)->type();
+  Q.Unreduced = {};
+  if (I == 1 || I == 2)
+    return kvRequired(Q, operand(I)->type());
+  return I == 0 ? Q : withSharding(operand(I)->type(), Q);
+}
+
+ShardType AttentionGradOp::naturalType() const {
+  if (Part > 0)
+    return result()->type();
+  return withSharding(result()->type(), requiredOperandType(0));
+}
+
+std::optional<OpWork> AttentionGradOp::work(const MeshSpec &M) const {
+  // Parts 1 and 2 are written by part 0's kernel.
+  if (Part > 0)
+    return std::nullopt;
+  ShardType Q = requiredOperandType(0), K = requiredOperandType(1),
+            V = requiredOperandType(2);
+  OpWork W;
+  if (!Fused)
+    return unfusedWork(Q, K, V, M);
+  auto [Local, Useful] = AttentionOp::flops(Q, K, Causal, M);
+  W.Flops = 2.5 * Local;
+  W.UsefulFlops = 2.5 * Useful;
+  W.MaskedFlops = Causal ? W.UsefulFlops : 0;
+  // Reads q, k, v, out, dout and the log-sum-exp; writes dq, dk, dv (in
+  // the output gradient's dtype).
+  double GradBytes = double(dtypeBytes(result()->type().Elt));
+  for (unsigned I = 0; I < 5; ++I)
+    W.HbmBytes += requiredOperandType(I).localBytes(M);
+  W.HbmBytes += AttentionOp::lseBytes(Q, M);
+  W.HbmBytes += naturalType().localBytes(M) +
+                (K.localElements(M) + V.localElements(M)) * GradBytes;
+  W.Matmul = true;
+  W.Elt = Q.Elt;
+  return W;
+}
+
+OpWork AttentionGradOp::unfusedWork(const ShardType &Q, const ShardType &K,
+                                    const ShardType &V,
+                                    const MeshSpec &M) const {
+  // Four batched matmuls over the whole score matrix (dV = P^T dO,
+  // dP = dO V^T, dQ = dS K, dK = dS^T Q): twice the forward's two.
+  OpWork W;
+  auto [Local, Useful] = AttentionOp::flops(Q, K, /*Causal=*/false, M);
+  W.Flops = 2 * Local;
+  W.UsefulFlops = 2 * Useful * (Causal ? 0.5 : 1);
+  W.MaskedFlops = Causal ? W.UsefulFlops : 0;
+  W.Matmul = true;
+  W.Elt = Q.Elt;
+  // The matmuls read q, k, v and dout and write dq, dk, dv; over the scores
+  // they read the kept probabilities (dV), write dP and read dS twice.
+  double GradBytes = double(dtypeBytes(result()->type().Elt));
+  for (unsigned I : {0u, 1u, 2u, 4u})
+    W.HbmBytes += requiredOperandType(I).localBytes(M);
+  W.HbmBytes += naturalType().localBytes(M) +
+                (K.localElements(M) + V.localElements(M)) * GradBytes;
+  double Sc = AttentionOp::scoreElements(Q, K, M),
+         E = double(dtypeBytes(Q.Elt));
+  // In series between them: dropout's backward reads dP and the mask and
+  // writes; the softmax's reads its output and dy and writes dS.
+  W.SerialBytes = (Dropout ? Sc * (2 * E + 1) : 0) + Sc * 3 * E;
+  W.HbmBytes += Sc * 4 * E + W.SerialBytes;
+  return W;
+}
