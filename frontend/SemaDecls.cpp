@@ -157,8 +157,8 @@ bool Sema::level(const LevelAST &L, LevelSpec &Out, bool Derived) {
       Props.flag(PropId::Level_in_network_reduction, Out.InNetworkReduction);
   Out.Latency = Props.number(PropId::Level_latency, Out.Latency);
   Out.Efficiency = Props.number(PropId::Level_efficiency, Out.Efficiency);
-  Out.ReductionEfficiency = Props.number(PropId::Level_reduction_efficiency,
-                                         Out.ReductionEfficiency);
+  Out.ReductionEfficiency =
+      Props.number(PropId::Level_reduction_efficiency, Out.ReductionEfficiency);
   return Ok;
 }
 
@@ -224,13 +224,18 @@ void Sema::cluster(const ClusterDecl &D) {
         Diags.report(D.Range, diag::IntegerOverflow);
         Ok = false;
       }
-  // reduction_efficiency prices in-network AllReduces only (COST-MODEL §3).
+  // reduction_efficiency prices in-network AllReduces only (COST-MODEL §3):
+  // said at each level this declaration writes (a base's own levels were
+  // checked where it was declared).
   bool ReducedAbove = false;
   for (size_t I = C.Levels.size(); Ok && I-- > 0;) {
     ReducedAbove |= C.Levels[I].InNetworkReduction;
-    if (C.Levels[I].ReductionEfficiency > 0 && !ReducedAbove)
-      Diags.report(D.Name.Range, diag::ReductionEfficiencyUnused,
-                   C.Levels[I].Name);
+    if (C.Levels[I].ReductionEfficiency == 0 || ReducedAbove)
+      continue;
+    for (const LevelAST &L : D.Levels)
+      if (L.Name.Name == C.Levels[I].Name)
+        Diags.report(L.Name.Range, diag::ReductionEfficiencyUnused,
+                     C.Levels[I].Name);
   }
   Symbol S{SymKind::Cluster, D.Name.Range, !Ok};
   S.Cluster = std::move(Shared);

@@ -54,6 +54,8 @@ void chipJson(OStream &J, const ChipSpec &C) {
     });
     J.attribute("hbm_bw", C.HbmBw);
     J.attribute("hbm_bytes", C.HbmBytes);
+    J.attribute("hbm_efficiency", C.HbmEfficiency);
+    J.attribute("matmul_efficiency", C.MatmulEfficiency);
     J.attribute("name", C.Name);
     J.attributeObject("vector_flops", [&] {
       for (DType T : peakDTypes(C.VectorFlops))
@@ -72,6 +74,9 @@ void clusterJson(OStream &J, const ClusterSpec &C) {
           J.attribute("in_network_reduction", L.InNetworkReduction);
           J.attribute("latency_s", L.Latency);
           J.attribute("name", L.Name);
+          J.attribute("reduction_efficiency", L.ReductionEfficiency > 0
+                                                  ? L.ReductionEfficiency
+                                                  : L.Efficiency);
           J.attribute("size", L.Size);
           J.attribute("uplink_bw", L.effectiveUplink());
         });

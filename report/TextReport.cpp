@@ -292,7 +292,10 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
         St.From ? describeProvenance(*St.From, M.statement(St.From->Stmt))
                 : opNoun(St.Kind).str();
     std::string Why;
-    if (St.Ph == Phase::Sync)
+    bool Overlap = C.config().Overlap;
+    if (St.Ph == Phase::Sync && !Overlap)
+      Why = "after the backward, exposed (overlap is off)";
+    else if (St.Ph == Phase::Sync)
       Why = S.TSyncExposed > 0
                 ? fmt::format("asynchronous; {} of all syncs runs past the "
                               "last backward",
@@ -300,9 +303,12 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                 : "asynchronous, hidden under the backward";
     else if (St.Ph == Phase::Optimizer)
       Why = "after the optimizer, exposed";
-    else
+    else if (Overlap)
       Why = "on the compute stream's critical path (under overlap, hidden "
             "only behind its own statement's compute)";
+    else
+      Why = "on the compute stream's critical path, after its statement's "
+            "compute (overlap is off)";
     OS << fmt::format("  costliest collective '{}' (line {}, {}): {} per "
                       "step; {}\n",
                       St.Name, St.Location.Line, What,

@@ -3,7 +3,8 @@
 
 The cases live in examples/validation/published.json (its "tables" and
 "cases"; each case names a .shard file of that folder, a chunk of it and a
-metric: step_time_s, forward_s, backward_s, tflops_per_gpu or op_time_s).
+metric: step_time_s, forward_s, backward_s, tflops_per_gpu, op_time_s or
+activations_bytes).
 Each distinct file runs once, `shardc --split-input-file --format=json`, in
 parallel; the script prints a table per table of the measured and predicted
 values, the signed error (predicted / measured - 1) and whether its |error|
@@ -36,9 +37,10 @@ import subprocess
 import sys
 
 METRICS = {"step_time_s", "forward_s", "backward_s", "tflops_per_gpu",
-           "op_time_s"}
+           "op_time_s", "activations_bytes"}
 SCALES = {"s": 1.0, "ms": 1e3, "us": 1e6, "\u00b5s": 1e6, "ns": 1e9,
-          "FLOP/s": 1.0, "GFLOP/s": 1e-9, "TFLOP/s": 1e-12, "PFLOP/s": 1e-15}
+          "FLOP/s": 1.0, "GFLOP/s": 1e-9, "TFLOP/s": 1e-12, "PFLOP/s": 1e-15,
+          "MB": 1e-6, "GB": 1e-9}
 BEGIN = "<!-- BEGIN GENERATED: %s -->"
 END = "<!-- END GENERATED: %s -->"
 BOLD = "font-size:%dpx;font-weight:bold"
@@ -156,6 +158,11 @@ def predict(case, chunks):
         names = sorted({str(op.get("name")) for op in chunk.get("ops", [])})
         return None, "no forward op %r (ops: %s)" % (case["op"],
                                                      ", ".join(names[:12]))
+    if metric == "activations_bytes":
+        value = (chunk.get("memory") or {}).get("activations_bytes")
+        if not isinstance(value, (int, float)):
+            return None, "no memory.activations_bytes (a training file?)"
+        return value, None
     key = metric if metric in ("forward_s", "backward_s") else "time_s"
     value = step.get(key)
     if not isinstance(value, (int, float)):
@@ -187,7 +194,7 @@ def bound_text(b):
     return "%g%%" % round(b * 100, 2)
 
 
-def stats_line(rows, first="Median"):
+def stats_line(rows, first="Median", median_target=None):
     """The sentence under a table: median and worst |error|, count within."""
     done = [r for r in rows if r["error"] is not None]
     if not done:
@@ -197,16 +204,24 @@ def stats_line(rows, first="Median"):
         first, pct(statistics.median(abs(r["error"]) for r in done), False),
         pct(abs(worst["error"]), False), worst["case"]["label"],
         sum(1 for r in done if r["ok"]), len(rows))
-    targeted = [r for r in done if "target" in r["case"]]
+    targeted = [r for r in done if "target" in r["case"]
+                and not r["case"].get("fitted")]
     if targeted:
         line += ", %d of %d within the target" % (
             sum(1 for r in targeted if in_target(r)), len(targeted))
+    if median_target is not None:
+        med = statistics.median(abs(r["error"]) for r in done)
+        line += "; median target %s %s" % (
+            bound_text(median_target),
+            "met" if med <= median_target + 1e-12 else "**missed**")
     return line + "."
 
 
 def good(r):
     """What the picture marks as good: within the target when the case has
     one, else within its bound."""
+    if r["case"].get("fitted"):
+        return True
     return in_target(r) if "target" in r["case"] else r["ok"]
 
 
@@ -215,21 +230,32 @@ def in_target(r):
     return abs(r["error"]) <= r["case"]["target"] + 1e-12
 
 
+def target_text(r, missed="missed"):
+    """The target cell: the target, and whether the case missed it."""
+    c = r["case"]
+    if c.get("fitted"):
+        return "fitted"
+    if "target" not in c or r["error"] is None:
+        return ""
+    return bound_text(c["target"]) + ("" if in_target(r) else " " + missed)
+
+
 def print_table(table, rows):
     """Prints one table as plain text."""
     unit, scale = table["unit"], SCALES[table["unit"]]
-    head = ["case", "measured", "predicted", "error", "bound", ""]
+    head = ["case", "measured", "predicted", "error", "target", "bound", ""]
     body = [[r["case"]["label"], sig(r["case"]["measured"] * scale),
              "-" if r["pred"] is None else sig(r["pred"] * scale),
              "-" if r["error"] is None else pct(r["error"]),
-             bound_text(r["case"]["bound"]), "ok" if r["ok"] else "FAIL"]
+             target_text(r), bound_text(r["case"]["bound"]),
+             "ok" if r["ok"] else "FAIL"]
             for r in rows]
-    widths = [max(len(x[i]) for x in [head] + body) for i in range(6)]
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(7)]
     print("\n== %s [%s] (%s)" % (table["title"], table["id"], unit))
     for cells in [head] + body:
         print("  " + "  ".join(x.ljust(w) if i == 0 else x.rjust(w)
                                for i, (x, w) in enumerate(zip(cells, widths))))
-    print("  " + stats_line(rows))
+    print("  " + stats_line(rows, median_target=table.get("median_target")))
     if table.get("target"):
         print("  target: " + table["target"])
 
@@ -243,16 +269,13 @@ def md_block(table, rows):
            "|---|--:|--:|--:|--:|--:|:-:|"]
     for r in rows:
         c = r["case"]
-        target = ""
-        if "target" in c and r["error"] is not None:
-            target = bound_text(c["target"]) + (
-                "" if in_target(r) else " **missed**")
+        target = target_text(r, "**missed**")
         out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
             cell(c["label"]), sig(c["measured"] * scale),
             "error" if r["pred"] is None else sig(r["pred"] * scale),
             "" if r["error"] is None else pct(r["error"]), target,
             bound_text(c["bound"]), "yes" if r["ok"] else "**no**"))
-    out += ["", stats_line(rows)]
+    out += ["", stats_line(rows, median_target=table.get("median_target"))]
     notes = ["- %s: %s" % (r["case"]["label"], r["case"]["note"])
              for r in rows if r["case"].get("note")]
     return "\n".join(out + ([""] + notes if notes else []))
@@ -263,7 +286,8 @@ def md_summary(tables, rows_by):
     out = []
     for t in tables:
         out.append("- **%s**: %s%s" % (
-            t["title"], stats_line(rows_by[t["id"]], "median"),
+            t["title"], stats_line(rows_by[t["id"]], "median",
+                                   t.get("median_target")),
             " Target: %s." % t["target"].rstrip(".") if t.get("target")
             else ""))
     return "\n".join(out)
@@ -368,9 +392,12 @@ def svg_panel(out, idx, x0, y0, pw, ph, table, rows):
     out.append('<g transform="translate(%.1f,%.1f) rotate(-90)">%s</g>' % (
         x0 + 16, (top + bottom) / 2, text(0, 0, "predicted (%s)" % unit)))
     for m, p, r in pts:
-        out.append('<circle cx="%.1f" cy="%.1f" r="4.5" style="fill:%s;'
-                   'stroke:#fff"><title>%s</title></circle>' % (
-                       px(m), py(p), "#1f77b4" if good(r) else "#d62728",
+        colour = "#1f77b4" if good(r) else "#d62728"
+        style = ("fill:#fff;stroke:%s;stroke-width:2" % colour
+                 if r["case"].get("fitted") else "fill:%s;stroke:#fff" % colour)
+        out.append('<circle cx="%.1f" cy="%.1f" r="4.5" style="%s">'
+                   '<title>%s</title></circle>' % (
+                       px(m), py(p), style,
                        html.escape("%s: measured %s, predicted %s %s (%s)" % (
                            r["case"]["label"], sig(m), sig(p), unit,
                            pct(r["error"])))))
@@ -388,12 +415,15 @@ def svg(tables, rows_by):
            text(w / 2, 22, "shardc: predicted vs measured", style=BOLD % 15)]
     rect = '<rect x="0" y="-6" width="18" height="12" style="fill:%s"/>'
     dot = '<circle cx="9" cy="0" r="4.5" style="fill:%s"/>'
-    lx = w // 2 - 280
+    lx = w // 2 - 380
     for mark, label in ((line(0, 0, 18, 0, DASH), "predicted = measured"),
                         (rect % "#b5d3ec", "\u00b15%"),
                         (rect % "#dbe9f6", "\u00b110%"),
                         (dot % "#1f77b4", "within target"),
-                        (dot % "#d62728", "outside target")):
+                        (dot % "#d62728", "outside target"),
+                        ('<circle cx="9" cy="0" r="4" style="fill:#fff;'
+                         'stroke:#1f77b4;stroke-width:2"/>',
+                         "set the preset (not a prediction)")):
         out.append('<g transform="translate(%d,42)">%s%s</g>' % (
             lx, mark, text(24, 4, label, "start")))
         lx += 40 + 6 * len(label)
