@@ -224,13 +224,17 @@ void Sema::cluster(const ClusterDecl &D) {
         Diags.report(D.Range, diag::IntegerOverflow);
         Ok = false;
       }
-  // reduction_efficiency prices in-network AllReduces only (COST-MODEL §3):
+  // reduction_efficiency prices in-network AllReduces only
+  // (docs/cost-model.md §3):
   // said at each level this declaration writes (a base's own levels were
   // checked where it was declared).
+  // Above the node a level's traffic is reduced in-network when it or a
+  // level above it reduces; the node's only when it does itself.
   bool ReducedAbove = false;
   for (size_t I = C.Levels.size(); Ok && I-- > 0;) {
     ReducedAbove |= C.Levels[I].InNetworkReduction;
-    if (C.Levels[I].ReductionEfficiency == 0 || ReducedAbove)
+    bool Reduced = I == 0 ? C.Levels[0].InNetworkReduction : ReducedAbove;
+    if (C.Levels[I].ReductionEfficiency == 0 || Reduced)
       continue;
     for (const LevelAST &L : D.Levels)
       if (L.Name.Name == C.Levels[I].Name)

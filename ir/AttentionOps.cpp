@@ -1,5 +1,4 @@
-//===- AttentionOps.cpp - attention and attention_grad
-//---------------------===//
+//===- AttentionOps.cpp - attention and attention_grad -------------------===//
 //
 // LANGUAGE.md §8's attention, fused (FlashAttention) or unfused
 // (Megatron-LM's core attention, `fused = false`), and its backward kernel:
@@ -151,6 +150,16 @@ double AttentionOp::keptBytes(const MeshSpec &M) const {
   return Sc * E + (Dropout ? Sc * (E + 1) : 0);
 }
 
+double AttentionOp::workspaceBytes(const MeshSpec &M) const {
+  if (Fused)
+    return 0;
+  // The raw scores, until the softmax has read them, beside what it keeps
+  // (the probabilities, and with dropout its mask and output).
+  ShardType Q = requiredOperandType(0);
+  double Sc = scoreElements(Q, requiredOperandType(1), M);
+  return Sc * double(dtypeBytes(Q.Elt)) + keptBytes(M);
+}
+
 void AttentionOp::backward(GradientBuilder &G) const {
   Value *DOut = G.grad(result());
   if (!DOut)
@@ -262,6 +271,15 @@ std::optional<OpWork> AttentionGradOp::work(const MeshSpec &M) const {
   W.Matmul = true;
   W.Elt = Q.Elt;
   return W;
+}
+
+double AttentionGradOp::workspaceBytes(const MeshSpec &M) const {
+  if (Fused || Part > 0)
+    return 0;
+  // dP and dS, score-sized, at once.
+  ShardType Q = requiredOperandType(0);
+  return 2 * AttentionOp::scoreElements(Q, requiredOperandType(1), M) *
+         double(dtypeBytes(Q.Elt));
 }
 
 OpWork AttentionGradOp::unfusedWork(const ShardType &Q, const ShardType &K,

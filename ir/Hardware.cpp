@@ -51,7 +51,7 @@ double LevelSpec::effectiveUplink(bool InNetwork) const {
   if (Bw > 0 && Size > 0)
     W = std::min(W, Bw / double(Size));
   return W * (InNetwork && ReductionEfficiency > 0 ? ReductionEfficiency
-                                                  : Efficiency);
+                                                   : Efficiency);
 }
 
 int64_t ClusterSpec::numChips() const {

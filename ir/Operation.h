@@ -84,7 +84,7 @@ struct OpWork {
   double AccumulateBytes = 0;
   /// Part of HbmBytes moved by memory-bound kernels that run between the
   /// op's matmuls (unfused attention's softmax and dropout): their time
-  /// adds to the rest's max(T_math, T_hbm) (COST-MODEL.md §8).
+  /// adds to the rest's max(T_math, T_hbm) (docs/cost-model.md §1).
   double SerialBytes = 0;
   bool Matmul = false; ///< at the matmul peak (else the vector peak)
   DType Elt = DType::bf16;
@@ -158,6 +158,11 @@ public:
   /// of keeping what it keeps (Megatron-LM's selective recompute of the
   /// unfused attention core, whose scores are large and cheap to redo).
   virtual bool selectivelyRecomputed() const { return false; }
+  /// Bytes per chip the op holds only while it runs, beyond its operands
+  /// and result: unfused attention's score-sized tensors, the transient
+  /// term's "workspace of an unfused op" (COST-MODEL.md §7). Whatever of
+  /// it the op keeps for its backward is keptBytes, counted once.
+  virtual double workspaceBytes(const MeshSpec &M) const { return 0; }
 
   // --- Lowering interface --------------------------------------------------
   virtual Lowering lowering() const { return Lowering::Keep; }

@@ -415,8 +415,10 @@ private:
 /// and read the scores in HBM and keep them for the backward. k and v compute
 /// with q's sharding on the leading dims, their heads sharded as q's, and Sk
 /// whole: a sharded Sk (context parallelism) is gathered first. 4 x B x Sq x Sk
-/// x N x H FLOPs at matmul peak, half with `causal`; it writes the fp32
-/// log-sum-exp `[..., N, Sq]` and keeps it for the backward.
+/// x N x H FLOPs at matmul peak; fused, half with `causal`, and it writes the
+/// fp32 log-sum-exp `[..., N, Sq]` and keeps it for the backward; unfused,
+/// all of them (the mask is applied, not skipped), keeping the
+/// probabilities (with dropout also its mask and output) instead.
 class AttentionOp : public OpOf<AttentionOp, OpKind::Attention> {
 public:
   explicit AttentionOp(bool Causal, bool Fused = true, bool Dropout = false)
@@ -447,14 +449,17 @@ public:
   bool savesResult() const override { return true; }
   double keptBytes(const MeshSpec &M) const override;
   bool selectivelyRecomputed() const override { return !Fused; }
+  double workspaceBytes(const MeshSpec &M) const override;
 
 private:
   bool Causal, Fused, Dropout;
 };
 
-/// Attention's backward (COST-MODEL.md §8): one fused kernel, 2.5 x the
+/// Attention's backward (COST-MODEL.md §8): fused, one kernel of 2.5 x the
 /// forward's FLOPs (FlashAttention-2 recomputes the scores), reading q, k,
-/// v, out, dout and the log-sum-exp and writing dq, dk, dv. An op has one
+/// v, out, dout and the log-sum-exp and writing dq, dk, dv; unfused, four
+/// matmuls (2 x the forward's) with dropout's and the softmax's backward in
+/// series between them (docs/cost-model.md §8). An op has one
 /// result, so the kernel is Part 0 (operands q, k, v, out, dout; result dq;
 /// all the work) and Parts 1 and 2 name its dk and dv (operand: Part 0's
 /// result; no work of their own). dk and dv are partial sums over the axes
@@ -472,6 +477,7 @@ public:
   Lowering lowering() const override { return Lowering::Local; }
   ShardType requiredOperandType(unsigned I) const override;
   ShardType naturalType() const override;
+  double workspaceBytes(const MeshSpec &M) const override;
 
 private:
   /// The work of the unfused backward (Megatron-LM's core attention).

@@ -37,6 +37,10 @@ struct TrainConfig {
   DType State = DType::fp32;                 ///< each optimizer moment
   PipelineSchedule Schedule = PipelineSchedule::OneFOneB;
   int64_t Chunks = 1;
+  /// `sync = after_backward`: the gradient syncs wait for the end of the
+  /// backward instead of overlapping the compute that follows them
+  /// (Megatron-LM's data-parallel AllReduce before it could overlap).
+  bool SyncAfterBackward = false;
   Loc At; ///< the `train` block, where a step-wide error is reported
 };
 

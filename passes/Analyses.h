@@ -139,6 +139,9 @@ struct MemorySummary {
   double Capacity = 0; ///< the chip's hbm
   /// The statement whose gathered bytes make the transient term.
   std::optional<unsigned> TransientStmt;
+  /// The part of the transient term that is the statement's workspace
+  /// (Op::workspaceBytes), not gathered operands.
+  double TransientWorkspace = 0;
   /// Microbatches whose activations are held (interleaving makes it
   /// fractional: COST-MODEL.md §7).
   double InFlight = 1;

@@ -14,6 +14,7 @@
 #include "diag/Diagnostic.h"
 #include "ir/Format.h"
 #include "passes/Pipeline.h"
+#include "llvm/ADT/DenseSet.h"
 
 using namespace shardc;
 
@@ -154,7 +155,17 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
     Add(MemoryTerm::Activations,
         O->keptBytes(Mesh) * Share.copies(O, Copies) * S.InFlight);
   std::vector<double> Gathered(M.info().Statements.size(), 0.0);
+  // An op's workspace, less what is already counted as kept (the kept
+  // table names the derive-backward module's ops: matched by statement).
+  std::vector<double> Workspace(Gathered.size(), 0.0);
+  llvm::DenseSet<unsigned> KeptStmts;
+  for (auto [O, Copies] : C.Tables.Kept)
+    KeptStmts.insert(O->stmt());
   walk(M.body(), [&](const Op &O) {
+    if (O.stmt() != NoStmt)
+      if (double W = O.workspaceBytes(Mesh))
+        Workspace[O.stmt()] +=
+            W - (KeptStmts.count(O.stmt()) ? O.keptBytes(Mesh) : 0);
     std::optional<CollectiveKind> K = collectiveKindOf(O.kind());
     if (!K || O.stmt() == NoStmt)
       return;
@@ -164,9 +175,10 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
       Gathered[O.stmt()] += O.result()->type().localBytes(Mesh);
   });
   for (size_t I = 0; I < Gathered.size(); ++I)
-    if (Gathered[I] > S.Bytes[unsigned(MemoryTerm::Transient)]) {
-      S.Bytes[unsigned(MemoryTerm::Transient)] = Gathered[I];
+    if (Gathered[I] + Workspace[I] > S.Bytes[unsigned(MemoryTerm::Transient)]) {
+      S.Bytes[unsigned(MemoryTerm::Transient)] = Gathered[I] + Workspace[I];
       S.TransientStmt = unsigned(I);
+      S.TransientWorkspace = Workspace[I];
     }
   for (double B : S.Bytes)
     S.Total += B;

@@ -48,6 +48,11 @@ private:
   /// The axes over which every forward use of \p V in its own block makes
   /// its gradient a partial sum (none: the gradient is reduced per use).
   AxisSet sharedPartials(const Value *V) const;
+  /// The axes over which every forward use of \p V sends it a partial-sum
+  /// gradient (Op::gradientPartials); none when it has no forward use, or
+  /// (with \p Home) a use outside block \p Home.
+  std::optional<AxisSet> forwardPartials(const Value *V,
+                                         const Block *Home) const;
   /// Reduces the summed gradient \p L of a shared value once.
   Value *reduceShared(const Value *V, llvm::SmallVector<Value *, 2> &L);
   ShardType gradType(const Value *V) const override;
@@ -170,40 +175,41 @@ ShardType DeriveBackward::gradType(const Value *V) const {
       R->operand(0)->type().axesUsed().without(V->type().axesUsed());
   if (Uses < 2 || Gathered.empty() || !V->type().Unreduced.empty())
     return withSharding(V->type(), V->type());
-  for (const Op *U : V->users()) {
-    // The forward's users (backward ops built so far read V too).
-    if (U->stmt() == NoStmt || Info->Statements[U->stmt()].Ph != Phase::Forward)
-      continue;
-    for (unsigned I = 0; I < U->numOperands(); ++I)
-      if (U->operand(I) == V && (U->gradientPartials(I) & Gathered) != Gathered)
-        return withSharding(V->type(), V->type());
-  }
+  std::optional<AxisSet> Common = forwardPartials(V, /*Home=*/nullptr);
+  if (!Common || (*Common & Gathered) != Gathered)
+    return withSharding(V->type(), V->type());
   ShardType T = withSharding(V->type(), V->type());
   T.Unreduced = Gathered;
   return T;
 }
 
-AxisSet DeriveBackward::sharedPartials(const Value *V) const {
-  // A value read by several contractions in its own block whose gradients
-  // are all partial sums over the same axes (the q, k and v projections of
-  // a replicated activation under tensor parallelism): the contributions
-  // are summed as partial sums and reduced once (one AllReduce, Megatron's
-  // conjugate of the column-parallel split), not once each.
-  if (Facts.Uses.lookup(V) < 2 || !V->type().Unreduced.empty() ||
-      isa<InputOp>(V->def()))
-    return {};
-  const Block *Home = Facts.DefBlock.lookup(V);
+std::optional<AxisSet>
+DeriveBackward::forwardPartials(const Value *V, const Block *Home) const {
   std::optional<AxisSet> Common;
   for (const Op *U : V->users()) {
+    // The forward's users (backward ops built so far read V too).
     if (U->stmt() == NoStmt || Info->Statements[U->stmt()].Ph != Phase::Forward)
       continue;
-    if (U->parent() != Home)
-      return {};
+    if (Home && U->parent() != Home)
+      return std::nullopt;
     for (unsigned I = 0; I < U->numOperands(); ++I)
       if (U->operand(I) == V)
         Common = Common ? (*Common & U->gradientPartials(I))
                         : U->gradientPartials(I);
   }
+  return Common;
+}
+
+AxisSet DeriveBackward::sharedPartials(const Value *V) const {
+  // A value read by several ops (contractions, broadcasts) in its own block
+  // whose gradients are all partial sums over the same axes (the q, k and v
+  // projections of a replicated activation under tensor parallelism): the
+  // contributions are summed as partial sums and reduced once (one AllReduce,
+  // Megatron's conjugate of the column-parallel split), not once each.
+  if (Facts.Uses.lookup(V) < 2 || !V->type().Unreduced.empty() ||
+      isa<InputOp>(V->def()))
+    return {};
+  std::optional<AxisSet> Common = forwardPartials(V, Facts.DefBlock.lookup(V));
   if (!Common)
     return {};
   return Common->without(V->type().axesUsed());

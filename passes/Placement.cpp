@@ -247,10 +247,14 @@ LevelCoefficient LevelScanner::scanLevel(unsigned Level, int64_t ChildChips) {
   Result.Level = Level;
   for (int64_t Begin = 0; Begin < P; Begin += UnitChips) {
     collectUnit(Begin, std::min(Begin + UnitChips, P), ChildChips);
+    // The level's AllReduce traffic is in-network when any group in it is
+    // reduced in the switches (§3; in practice all of them or none).
     if (Kind == CollectiveKind::AllReduce && !Result.InNetwork) {
       Result.InNetwork = Spec.InNetworkReduction;
-      for (size_t I = 0; I < Entries.size() && Level > 0; ++I)
-        Result.InNetwork |= !ReducedAbove.empty() && ReducedAbove[Entries[I].Group];
+      if (Level > 0)
+        for (size_t I = 0; I < Entries.size(); ++I)
+          Result.InNetwork |=
+              !ReducedAbove.empty() && ReducedAbove[Entries[I].Group];
     }
     for (size_t K = 0, E = ChildStarts.size() - 1; K != E; ++K)
       Result.BytesPerV =

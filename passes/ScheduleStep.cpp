@@ -4,8 +4,9 @@
 // the lowered training program turns each statement into a StreamEffect
 // (Schedule.h): forward and backward statements are compute-stream work
 // (their collectives attached, §4), a gradient sync is issued on the
-// communication stream and overlaps what follows, a repeat is its body's
-// effect N times. Four versions of one microbatch are built at once:
+// communication stream and overlaps what follows (with `sync =
+// after_backward`, it waits for the end of the backward), a repeat is its
+// body's effect N times. Four versions of one microbatch are built at once:
 // whether it is the first (whose weight-gradient contractions do not read
 // the buffer yet) and whether it is the last (when the once-per-step syncs
 // of ZeRO 0 and 1 run; ZeRO 2 and FSDP syncs run in every microbatch). The
@@ -370,12 +371,16 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
   // The communication stream of each stage through its backward slices:
   // a slice's syncs (every microbatch's under ZeRO 2 and FSDP, the last's
   // otherwise) queue behind what the stream still has from earlier ones.
-  // Without overlap the syncs wait for the end of the pipeline, each
-  // stage's in a row (Megatron-LM's data-parallel AllReduce after the
-  // flush).
-  bool Overlap = C->config().Overlap;
+  // With `sync = after_backward` a stage's syncs wait for its last backward
+  // slice (Megatron-LM's data-parallel AllReduce after the flush), one
+  // after another on its communication stream.
+  bool After = C->config().Train->SyncAfterBackward;
   double SyncEnd = Run.Makespan;
-  std::vector<double> CommFree(P, Overlap ? 0 : Run.Makespan);
+  std::vector<double> CommFree(P, 0);
+  if (After)
+    for (const PipelineSlice &Sl : Run.Slices)
+      if (Sl.Backward)
+        CommFree[Sl.Stage] = std::max(CommFree[Sl.Stage], Sl.End);
   for (const PipelineSlice &Sl : Run.Slices) {
     if (!Sl.Backward)
       continue;
@@ -383,9 +388,8 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
         BwdOf[Sl.Stage][Sl.Chunk]
             .E[Sl.Microbatch == 0][Sl.Microbatch == Microbatches - 1];
     double Backlog = std::max(0.0, CommFree[Sl.Stage] - Sl.Start);
-    CommFree[Sl.Stage] =
-        Overlap ? Sl.End + E.backlogAfter(Backlog)
-                : CommFree[Sl.Stage] + E.D + E.T; // D + T: its syncs' time
+    CommFree[Sl.Stage] = After ? CommFree[Sl.Stage] + E.D + E.T // its syncs
+                               : Sl.End + E.backlogAfter(Backlog);
     SyncEnd = std::max(SyncEnd, CommFree[Sl.Stage]);
   }
   // t_f and t_b are one stage's: the slowest's, not the whole model's.
@@ -495,10 +499,11 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &D) {
           Mb.E[1][0].then(Mb.E[0][0].times(Microbatches - 2)).then(Mb.E[0][1]);
   }
   S.TPipe = Step.T;
-  // Without overlap a step's syncs run after its compute (pipelined: the
-  // backlog is already that): D + T is their time.
-  S.TSyncExposed = Compile.config().Overlap || S.Pipeline ? Step.backlogAfter(0)
-                                                          : Step.D + Step.T;
+  // With `sync = after_backward` a step's syncs run after its compute
+  // (pipelined: the backlog is already that): D + T is their time.
+  S.TSyncExposed = !Train->SyncAfterBackward || S.Pipeline
+                       ? Step.backlogAfter(0)
+                       : Step.D + Step.T;
   S.TStep = S.TPipe + S.TSyncExposed + S.TOpt + S.TParamGather;
   auto [Tokens, Batch] = tokensPerMicrobatch(*M);
   S.Tokens = Tokens * double(Microbatches);

@@ -152,9 +152,7 @@ Timeline Builder::build() {
   int64_t V = PI ? PI->Chunks : 1, Q = int64_t(P) * V;
   int64_t PerChunk = Pc.FwdBody ? Pc.FwdBody->tripCount() / Q : 0;
   T.Stages = P;
-  // Without overlap the syncs queue from the end of the compute
-  // (ScheduleStep agrees).
-  CommFree.assign(P, C.config().Overlap ? 0 : S.TPipe);
+  CommFree.assign(P, 0);
   // What each (stage, chunk) runs per microbatch (COST-MODEL.md §6.3).
   std::vector<std::vector<unsigned>> Fwd(Q), Bwd(Q);
   for (int64_t Vq = 0; Vq < Q; ++Vq) {
@@ -188,6 +186,12 @@ Timeline Builder::build() {
         At += D;
       }
   }
+  // With `sync = after_backward` a stage's syncs queue from its last
+  // backward slice's end (ScheduleStep agrees).
+  if (C.config().Train->SyncAfterBackward)
+    for (const PipelineSlice &Sl : Slices)
+      if (Sl.Backward)
+        CommFree[Sl.Stage] = std::max(CommFree[Sl.Stage], Sl.End);
   for (const PipelineSlice &Sl : Slices) {
     int64_t Vq = int64_t(Sl.Chunk) * P + Sl.Stage;
     double At = fill(Sl, Sl.Backward ? Bwd[Vq] : Fwd[Vq], S.Microbatches);

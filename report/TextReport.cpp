@@ -293,8 +293,8 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                 : opNoun(St.Kind).str();
     std::string Why;
     bool Overlap = C.config().Overlap;
-    if (St.Ph == Phase::Sync && !Overlap)
-      Why = "after the backward, exposed (overlap is off)";
+    if (St.Ph == Phase::Sync && C.config().Train->SyncAfterBackward)
+      Why = "after the backward, exposed (sync = after_backward)";
     else if (St.Ph == Phase::Sync)
       Why = S.TSyncExposed > 0
                 ? fmt::format("asynchronous; {} of all syncs runs past the "
@@ -332,8 +332,12 @@ void memoryLines(const MeshCompile &C, const MemorySummary &Mem,
                               : "");
     if (MemoryTerm(T) == MemoryTerm::Transient && Mem.TransientStmt) {
       const Statement &St = C.lowered()->statement(*Mem.TransientStmt);
-      Extra = fmt::format("  (gathered by '{}', line {})", St.Name,
-                          St.Location.Line);
+      bool Gathered = Mem.TransientWorkspace < Mem.Bytes[T];
+      Extra = fmt::format("  ({} '{}', line {})",
+                          Mem.TransientWorkspace == 0 ? "gathered by"
+                          : Gathered ? "gathered by and workspace of"
+                                     : "workspace of",
+                          St.Name, St.Location.Line);
     }
     OS << fmt::format("  {:<12} {:>11}{}\n",
                       memoryTermName(MemoryTerm(T)).str(),

@@ -199,9 +199,11 @@ def stats_line(rows, first="Median", median_target=None):
     done = [r for r in rows if r["error"] is not None]
     if not done:
         return "No predictions."
-    worst = max(done, key=lambda r: abs(r["error"]))
+    # A fitted point set a preset's factor: not a prediction.
+    preds = [r for r in done if not r["case"].get("fitted")] or done
+    worst = max(preds, key=lambda r: abs(r["error"]))
     line = "%s |error| %s, worst %s (%s); %d of %d within their bounds" % (
-        first, pct(statistics.median(abs(r["error"]) for r in done), False),
+        first, pct(statistics.median(abs(r["error"]) for r in preds), False),
         pct(abs(worst["error"]), False), worst["case"]["label"],
         sum(1 for r in done if r["ok"]), len(rows))
     targeted = [r for r in done if "target" in r["case"]
@@ -210,7 +212,7 @@ def stats_line(rows, first="Median", median_target=None):
         line += ", %d of %d within the target" % (
             sum(1 for r in targeted if in_target(r)), len(targeted))
     if median_target is not None:
-        med = statistics.median(abs(r["error"]) for r in done)
+        med = statistics.median(abs(r["error"]) for r in preds)
         line += "; median target %s %s" % (
             bound_text(median_target),
             "met" if med <= median_target + 1e-12 else "**missed**")
@@ -243,7 +245,8 @@ def target_text(r, missed="missed"):
 def print_table(table, rows):
     """Prints one table as plain text."""
     unit, scale = table["unit"], SCALES[table["unit"]]
-    head = ["case", "measured", "predicted", "error", "target", "bound", ""]
+    head = ["case", table.get("reference", "measured"), "predicted", "error",
+            "target", "bound", ""]
     body = [[r["case"]["label"], sig(r["case"]["measured"] * scale),
              "-" if r["pred"] is None else sig(r["pred"] * scale),
              "-" if r["error"] is None else pct(r["error"]),
@@ -264,8 +267,9 @@ def md_block(table, rows):
     """The generated Markdown of one table."""
     scale = SCALES[table["unit"]]
     cell = lambda s: s.replace("|", "\\|").replace("<", "&lt;")
-    out = ["| case | measured (%s) | predicted (%s) | error | target | bound "
-           "| within |" % (table["unit"], table["unit"]),
+    out = ["| case | %s (%s) | predicted (%s) | error | target | bound "
+           "| within |" % (table.get("reference", "measured"), table["unit"],
+                           table["unit"]),
            "|---|--:|--:|--:|--:|--:|:-:|"]
     for r in rows:
         c = r["case"]
