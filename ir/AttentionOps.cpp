@@ -92,11 +92,7 @@ std::string AttentionOp::verify(const TypeNames &, bool Lowered) const {
     return E;
   if (!result()->type().sameDims(Q))
     return "its result must have q's dims";
-  if (Lowered)
-    for (unsigned I = 0; I < 3; ++I)
-      if (!(operand(I)->type() == requiredOperandType(I)))
-        return "its operands must be in the sharding it computes in";
-  return "";
+  return Lowered ? operandsComputeIn(0, 3) : "";
 }
 
 ShardType AttentionOp::requiredOperandType(unsigned I) const {
@@ -224,11 +220,7 @@ std::string AttentionGradOp::verify(const TypeNames &, bool Lowered) const {
       return "the output and its gradient have q's dims";
   if (!result()->type().sameDims(Q))
     return "its result, dq, has q's dims";
-  if (Lowered)
-    for (unsigned I = 0; I < 5; ++I)
-      if (!(operand(I)->type() == requiredOperandType(I)))
-        return "its operands must be in the sharding it computes in";
-  return "";
+  return Lowered ? operandsComputeIn(0, 5) : "";
 }
 
 ShardType AttentionGradOp::requiredOperandType(unsigned I) const {

@@ -119,11 +119,7 @@ std::string EmbedGradOp::verify(const TypeNames &, bool Lowered) const {
   const ShardType &D = operand(0)->type(), &Ids = operand(1)->type();
   if (D.Dims.size() != Ids.Dims.size() + 1 || result()->type().Dims.size() != 2)
     return "takes a gradient with the ids' dims and the table's last";
-  if (Lowered)
-    for (unsigned I = 0; I < 2; ++I)
-      if (!(operand(I)->type() == requiredOperandType(I)))
-        return "its operands must be in the sharding it computes in";
-  return "";
+  return Lowered ? operandsComputeIn(0, 2) : "";
 }
 
 ShardType EmbedGradOp::requiredOperandType(unsigned I) const {
@@ -192,11 +188,7 @@ std::string CrossEntropyOp::verify(const TypeNames &, bool Lowered) const {
     return "its ids are int32";
   if (P == Pass::Fused && !L.Dims.back().Axes.empty())
     return "a sharded vocab needs the two passes";
-  if (Lowered)
-    for (unsigned I = 1; I < numOperands(); ++I)
-      if (!(operand(I)->type() == requiredOperandType(I)))
-        return "its operands must be in the sharding it computes in";
-  return "";
+  return Lowered ? operandsComputeIn(1, numOperands()) : "";
 }
 
 ShardType CrossEntropyOp::requiredOperandType(unsigned I) const {
@@ -259,11 +251,7 @@ std::string CrossEntropyGradOp::verify(const TypeNames &, bool Lowered) const {
   if (!perToken(L, operand(0)->type()) || !perToken(L, operand(2)->type()) ||
       !result()->type().sameDims(L))
     return "takes per-token gradient and ids and gives the logits' dims";
-  if (Lowered)
-    for (unsigned I = 0; I < 3; ++I)
-      if (!(operand(I)->type() == requiredOperandType(I)))
-        return "its operands must be in the sharding it computes in";
-  return "";
+  return Lowered ? operandsComputeIn(0, 3) : "";
 }
 
 ShardType CrossEntropyGradOp::requiredOperandType(unsigned I) const {

@@ -94,3 +94,10 @@ void Block::erase(size_t Pos) {
   Ops.erase(Ops.begin() + Pos);
 }
 Block::~Block() = default;
+
+std::string Op::operandsComputeIn(unsigned Begin, unsigned End) const {
+  for (unsigned I = Begin; I < End; ++I)
+    if (!(operand(I)->type() == requiredOperandType(I)))
+      return "its operands must be in the sharding it computes in";
+  return "";
+}

@@ -172,6 +172,9 @@ public:
   virtual ShardType requiredOperandType(unsigned I) const {
     return Operands[I]->type();
   }
+  /// For verify() of a lowered Local op: "" when operands [Begin, End) are
+  /// in the types the op computes in, else the verifier's message.
+  std::string operandsComputeIn(unsigned Begin, unsigned End) const;
   /// For Lowering::Local: the type the op computes locally from its
   /// operands in their required types.
   virtual ShardType naturalType() const;
