@@ -4,7 +4,8 @@
 // DGX_H100_SuperPod with [D: d, P: p, T: t], a random number of layers per
 // stage, microbatches (fewer than the stages too), schedule (gpipe, 1f1b,
 // interleaved with 2 or 3 chunks), optional statements before and after the
-// pipelined repeat, tensor parallelism and ZeRO. Properties of the
+// pipelined repeat, tensor parallelism, ZeRO, and syncs overlapped or after
+// the backward (`sync = after_backward`). Properties of the
 // simulated schedule (COST-MODEL.md §6.3, §7) on every one:
 //  - it compiles, with a pipeline of p stages, and its costs are sane;
 //  - T_pipe is at least every stage's m x (t_f + t_b) (a stage runs all
@@ -34,7 +35,7 @@ constexpr uint64_t NumSeeds = 60;
 struct PipelineProgram {
   int64_t D = 1, P = 2, T = 1, PerStage = 1, M = 1, Chunks = 1;
   std::string Schedule = "1f1b";
-  bool Pre = false, Post = false, Tp = false;
+  bool Pre = false, Post = false, Tp = false, SyncAfter = false;
   int Zero = 0;
 
   std::string render() const {
@@ -57,8 +58,9 @@ struct PipelineProgram {
     if (Post)
       S += "param W_head : bf16[E, F];\nlogits[B_D, F] = x * W_head;\n";
     S += fmt::format("train {{ microbatches = {}; schedule = {}; chunks = {}; "
-                     "zero = {}; }}\n",
-                     M, Schedule, Chunks, Zero);
+                     "zero = {};{} }}\n",
+                     M, Schedule, Chunks, Zero,
+                     SyncAfter ? " sync = after_backward;" : "");
     return S;
   }
 };
@@ -82,6 +84,7 @@ PipelineProgram program(uint64_t Seed) {
   G.Post = C.percent(50);
   G.Tp = G.T > 1 && C.percent(70);
   G.Zero = int(C.between(0, 3));
+  G.SyncAfter = C.percent(30);
   return G;
 }
 
