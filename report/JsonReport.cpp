@@ -173,6 +173,7 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
     J.attribute("t_comms_s", Cost.TComms);
     J.attribute("t_hbm_s", Cost.THbm);
     J.attribute("t_math_s", Cost.TMath);
+    J.attribute("t_serial_s", Cost.TSerial);
     J.attribute("time_s", Cost.Time);
     J.attribute("vector_peak_fallback", Cost.VectorFallback != 0);
   });
