@@ -14,6 +14,7 @@
 #include "ir/Resharding.h"
 #include "passes/CostModel.h"
 #include "passes/Schedule.h"
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -31,7 +32,7 @@ struct PlanStep {
 /// A whole plan for one statement, the op time it gives and the bytes it
 /// moves (over its collectives, the busiest uplink's bytes of each level).
 struct PlanSummary {
-  llvm::SmallVector<PlanStep, 4> Steps; ///< empty: the local product
+  std::vector<PlanStep> Steps; ///< empty: the local product
   double Time = 0;
   double BytesMoved = 0;
 };
@@ -160,10 +161,11 @@ struct Analyses {
   /// keeps.
   std::vector<std::pair<const Op *, int64_t>> Kept;
   /// insert-collectives: by statement, for contractions and converting
-  /// reshards.
-  std::vector<std::optional<PlanChoice>> Choices;
-  /// place-collectives: by lowered op id, for collectives.
-  std::vector<std::optional<CollectiveCost>> Collectives;
+  /// reshards (null for the other statements: a choice is 720 bytes).
+  std::vector<std::unique_ptr<PlanChoice>> Choices;
+  /// place-collectives: by lowered op id, for collectives (null for the
+  /// other ops).
+  std::vector<std::unique_ptr<CollectiveCost>> Collectives;
   /// estimate-costs: by lowered op id (local ops and collectives), by
   /// statement, and the totals.
   std::vector<std::optional<OpCost>> OpCosts;

@@ -180,7 +180,8 @@ bool InsertCollectives::run(MeshCompile &Compile, DiagnosticEngine &D) {
                                Checked.config(), Module::Stage::Lowered);
   B = std::make_unique<OpBuilder>(*Lowered, Lowered->body());
   Map.assign(Checked.numValueIds(), nullptr);
-  Compile.Tables.Choices.assign(Checked.info().Statements.size(), std::nullopt);
+  Compile.Tables.Choices.clear();
+  Compile.Tables.Choices.resize(Checked.info().Statements.size());
   block(Checked.body(), Lowered->body());
   if (Failed)
     return false;
@@ -362,7 +363,8 @@ void InsertCollectives::convertingReshard(const ReshardOp &O) {
 void InsertCollectives::choose(unsigned Stmt, PlanSummary Chosen,
                                std::optional<PlanSummary> Rejected,
                                const Op &At) {
-  PlanChoice &Choice = C->Tables.Choices[Stmt].emplace();
+  PlanChoice &Choice =
+      *(C->Tables.Choices[Stmt] = std::make_unique<PlanChoice>());
   Choice.TimesTie = Rejected && !differ(Chosen.Time, Rejected->Time);
   Choice.Chosen = std::move(Chosen);
   Choice.Rejected = std::move(Rejected);

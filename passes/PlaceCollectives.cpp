@@ -20,11 +20,12 @@ public:
   bool run(MeshCompile &C, DiagnosticEngine &) override {
     const Module &M = *C.lowered();
     auto &Table = C.Tables.Collectives;
-    Table.assign(M.numOpIds(), std::nullopt);
+    Table.clear();
+    Table.resize(M.numOpIds());
     walk<CollectiveOp>(M.body(), [&](const CollectiveOp &O) {
-      Table[O.id()] =
+      Table[O.id()] = std::make_unique<CollectiveCost>(
           collectiveCost(C.placements(), O.collectiveKind(),
-                         AxisSet::of(O.axes()), O.groupBytes(C.mesh()));
+                         AxisSet::of(O.axes()), O.groupBytes(C.mesh())));
     });
     return true;
   }

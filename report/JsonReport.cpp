@@ -148,7 +148,7 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
             llvm::ArrayRef<const CollectiveOp *> Colls) {
   const Statement &S = C.program().statement(Stmt);
   const OpCost &Cost = *C.Tables.StatementCosts[Stmt];
-  const std::optional<PlanChoice> &Choice = C.Tables.Choices[Stmt];
+  const auto &Choice = C.Tables.Choices[Stmt];
   const TypeNames &Names = C.program().names();
   J.object([&] {
     J.attribute("bound", boundName(Cost.Bounded));

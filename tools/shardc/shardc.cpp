@@ -276,6 +276,9 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
   }
   if (!checkProgram(Diags, P))
     return ExitInputErrors;
+  // The checked module owns all it refers to: the ASTs (a third of a large
+  // program's memory) can go before the passes run.
+  P.Files.clear();
   std::unique_ptr<MeshCompile> C;
   if (P.IR && !(C = runPasses(*P.IR, Diags, O, OS)))
     return Diags.hasErrors() ? ExitInputErrors : ExitInternal;
@@ -353,19 +356,16 @@ int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
     Verifier.emplace(Diags);
     Verifier->addExpectations(Id);
   }
-  std::string Out;
-  llvm::raw_string_ostream Buf(Out);
-  int Code = compileAndEmit(Id, Diags, O, Buf, Json ? &*Json : nullptr);
+  int Code = compileAndEmit(Id, Diags, O, OS, Json ? &*Json : nullptr);
   if (Code == ExitSuccess && Diags.hasErrors())
     Code = ExitInputErrors;
   if (Json && Code != ExitSuccess && !Json->Failed) {
-    // The entry says what went wrong instead of the report.
-    Out.clear();
+    // The compile stopped before its report: the entry says what went wrong
+    // instead (nothing of it was printed yet).
     Json->Compile = nullptr;
     Json->Failed = true;
-    printJsonEntry(*Json, Buf);
+    printJsonEntry(*Json, OS);
   }
-  OS << Buf.str();
   if (!Verifier || Code > ExitInputErrors)
     return Code;
   return Verifier->verify(llvm::errs(), O.Colors) ? ExitSuccess
@@ -404,11 +404,46 @@ splitInput(const llvm::MemoryBuffer &Buffer) {
   return Chunks;
 }
 
-/// Compiles one input file (each chunk of it, with --split-input-file) and
-/// appends what each chunk prints to \p Outputs. Returns the worst exit
-/// code.
-int runFile(const std::string &Path, const DriverOptions &O,
-            std::vector<std::string> &Outputs) {
+/// Writes each chunk's output as it is produced, straight to the output
+/// stream (a 30,000-op JSON report is tens of MB: nothing holds it in
+/// memory), and what goes around it: in JSON mode the array of entries, one
+/// per file (per chunk under --split-input-file); in text, chunks separated
+/// by `// -----`, and each file under a `==> FILE <==` heading when there
+/// are several. The stream is flushed after each chunk, so a chunk's output
+/// follows its diagnostics on a terminal.
+class OutputWriter {
+public:
+  OutputWriter(llvm::raw_ostream &OS, const DriverOptions &O) : OS(OS), O(O) {
+    if (jsonReport(O))
+      OS << "[\n";
+  }
+  /// The stream for chunk \p Chunk of input file \p File.
+  llvm::raw_ostream &beginChunk(size_t File, size_t Chunk) {
+    if (jsonReport(O)) {
+      OS << (Entries++ ? ",\n" : "");
+    } else if (Chunk > 0) {
+      OS << "// -----\n";
+    } else if (O.Inputs.size() > 1) {
+      OS << (File ? "\n" : "") << "==> " << O.Inputs[File] << " <==\n";
+    }
+    return OS;
+  }
+  void endChunk() { OS.flush(); }
+  void finish() {
+    if (jsonReport(O))
+      OS << "\n]\n";
+  }
+
+private:
+  llvm::raw_ostream &OS;
+  const DriverOptions &O;
+  size_t Entries = 0;
+};
+
+/// Compiles input file \p File (each chunk of it, with --split-input-file)
+/// and writes what each chunk prints to \p Out. Returns the worst exit code.
+int runFile(size_t File, const DriverOptions &O, OutputWriter &Out) {
+  const std::string &Path = O.Inputs[File];
   auto BufferOrErr = readSourceFile(Path, O.Compile.Limits.MaxFileBytes);
   if (!BufferOrErr) {
     std::string Msg =
@@ -416,8 +451,8 @@ int runFile(const std::string &Path, const DriverOptions &O,
     driverError() << Msg << "\n";
     if (jsonReport(O)) {
       JsonEntry E{Path, 0, {{"error", Msg, "", 0, 0}}, nullptr, true};
-      llvm::raw_string_ostream OS(Outputs.emplace_back());
-      printJsonEntry(E, OS);
+      printJsonEntry(E, Out.beginChunk(File, 0));
+      Out.endChunk();
     }
     return ExitUsage;
   }
@@ -428,35 +463,11 @@ int runFile(const std::string &Path, const DriverOptions &O,
     Chunks.push_back(std::move(*BufferOrErr));
   int Worst = ExitSuccess;
   for (size_t I = 0; I < Chunks.size(); ++I) {
-    llvm::raw_string_ostream OS(Outputs.emplace_back());
+    llvm::raw_ostream &OS = Out.beginChunk(File, I);
     Worst = std::max(Worst, compileBuffer(std::move(Chunks[I]), I, O, OS));
+    Out.endChunk();
   }
   return Worst;
-}
-
-/// Writes what every input printed: in JSON mode one array of entries, one
-/// per file (per chunk under --split-input-file); in text, chunks separated
-/// by `// -----`, and each file under a `==> FILE <==` heading when there
-/// are several.
-void writeOutputs(const std::vector<std::vector<std::string>> &Files,
-                  const DriverOptions &O, llvm::raw_ostream &OS) {
-  if (jsonReport(O)) {
-    bool First = true;
-    OS << "[\n";
-    for (const auto &Chunks : Files)
-      for (const std::string &C : Chunks) {
-        OS << (First ? "" : ",\n") << llvm::StringRef(C).rtrim();
-        First = false;
-      }
-    OS << "\n]\n";
-    return;
-  }
-  for (size_t I = 0; I < Files.size(); ++I) {
-    if (Files.size() > 1)
-      OS << (I ? "\n" : "") << "==> " << O.Inputs[I] << " <==\n";
-    for (size_t K = 0; K < Files[I].size(); ++K)
-      OS << (K ? "// -----\n" : "") << Files[I][K];
-  }
 }
 
 /// The whole run: compile every input file, write the outputs.
@@ -469,10 +480,10 @@ int runDriver(const DriverOptions &O) {
     return ExitUsage;
   }
   int Worst = ExitSuccess;
-  std::vector<std::vector<std::string>> Outputs;
-  for (const std::string &Path : O.Inputs)
-    Worst = std::max(Worst, runFile(Path, O, Outputs.emplace_back()));
-  writeOutputs(Outputs, O, Out.os());
+  OutputWriter Writer(Out.os(), O);
+  for (size_t I = 0; I < O.Inputs.size(); ++I)
+    Worst = std::max(Worst, runFile(I, O, Writer));
+  Writer.finish();
   Out.os().flush();
   if (Out.os().has_error()) {
     driverError() << "cannot write '" << O.OutputPath
