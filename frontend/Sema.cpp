@@ -118,10 +118,16 @@ bool Sema::run() {
     }
   }
   for (const auto &F : P.Files)
-    for (const DeclPtr &D : F->Items) {
+    for (DeclPtr &D : F->Items) {
       if (Diags.shouldStop())
         return false;
       programItem(*D);
+      // Nothing reads a tensor's, a param's or a statement's AST once it is
+      // lowered (the module owns what it refers to): freed as we go, the
+      // ASTs of a large program never sit beside its whole IR.
+      if (D->Kind == DeclKind::Tensor || D->Kind == DeclKind::Param ||
+          D->Kind == DeclKind::Assign)
+        D.reset();
     }
   // A program with a mesh but no tensors still has a (empty) module, so its
   // IR and report show the mesh; with no tensor asking, no error is due.
