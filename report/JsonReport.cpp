@@ -1,18 +1,18 @@
 //===- JsonReport.cpp - The versioned JSON document (docs/json.md) --------===//
 //
-// SI base units throughout (seconds, bytes, FLOP). Streamed with
-// llvm::json::OStream (strings escaped, doubles printed exactly, nothing
-// buffered per op, so 10,000 ops print in milliseconds). Keys are written in
-// sorted order within each object, so the output is stable and diffable.
+// SI base units throughout (seconds, bytes, FLOP). Streamed with JsonWriter
+// (llvm::json::OStream's output: strings escaped, doubles printed exactly;
+// nothing buffered per op). Keys are written in sorted order within each
+// object, so the output is stable and diffable.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Describe.h"
+#include "report/JsonWriter.h"
 #include "report/Report.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace shardc;
-using llvm::json::OStream;
+using OStream = shardc::JsonWriter;
 
 namespace {
 

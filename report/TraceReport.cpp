@@ -8,12 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Timeline.h"
+#include "report/JsonWriter.h"
 #include "report/Report.h"
-#include "llvm/Support/JSON.h"
 #include <fmt/format.h>
 
 using namespace shardc;
-using llvm::json::OStream;
+using OStream = shardc::JsonWriter;
 
 namespace {
 
