@@ -62,6 +62,16 @@ std::vector<std::string> shardc::schemaNames(PropOwner O) {
   return Out;
 }
 
+std::vector<std::string> shardc::schemaSummary(PropOwner O) {
+  std::vector<std::string> Out;
+  for (const PropSchema &S : Schemas)
+    if (S.Owner == O)
+      Out.push_back(S.Family ? std::string(S.Name) + ".<dtype>"
+                             : std::string(S.Name));
+  llvm::sort(Out);
+  return Out;
+}
+
 std::optional<std::string> shardc::firstMissing(PropOwner O,
                                                 const PropertySet &S) {
   for (const Requirement &R : Requirements) {

@@ -72,6 +72,9 @@ const PropSchema *findSchema(PropOwner O, llvm::StringRef Name);
 /// Every name a block of \p O accepts (families spelled out per dtype), for
 /// "did you mean".
 std::vector<std::string> schemaNames(PropOwner O);
+/// The names a block of \p O accepts, sorted, a family written once as
+/// `flops.<dtype>`: the list an unknown property's note gives.
+std::vector<std::string> schemaSummary(PropOwner O);
 
 /// A property after checking: a number in base units, a flag or a symbol.
 struct PropValue {

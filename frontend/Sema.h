@@ -206,6 +206,9 @@ private:
   /// Dims whose declaration failed because the name was taken.
   llvm::StringSet<> RejectedDims;
   const Expr *ConfigMesh = nullptr;
+  /// Where each config setting (but `mesh`) was first written, over every
+  /// config block of the program: one set in two blocks is an error.
+  llvm::StringMap<llvm::SMRange> ConfigSet;
   const TrainDecl *TrainBlock = nullptr;
   bool AnyParam = false;
   /// Whether the items being declared are the main file's (not an import's).

@@ -40,8 +40,12 @@ bool Sema::checkProps(const std::vector<Property> &Ps, PropOwner O,
       if (auto Best = closestName(Name, schemaNames(O)))
         Diags.report(Prop.Name.Range, diag::UnknownPropertySuggest, Name, What,
                      *Best);
-      else
+      else {
+        // Nothing is close: say what the block does take.
         Diags.report(Prop.Name.Range, diag::UnknownProperty, Name, What);
+        Diags.report(Prop.Name.Range, diag::KnownProperties, What,
+                     llvm::join(schemaSummary(O), ", "));
+      }
       Ok = false;
       continue;
     }
@@ -327,6 +331,21 @@ void Sema::config(const ConfigDecl &D) {
   PropertySet Props;
   checkProps(D.Props, PropOwner::Config, "config", Props, /*Block=*/nullptr,
              /*Skip=*/"mesh");
+  // Blocks merge, but a setting written in two of them (in this file or an
+  // import) is an error, as twice in one block is: which one wins would be
+  // silent. (A repeat within this block was reported by checkProps.)
+  llvm::StringSet<> InThisBlock;
+  for (const Property &Prop : D.Props) {
+    const std::string &Name = Prop.Name.Name;
+    if (Name == "mesh" || !findSchema(PropOwner::Config, Name) ||
+        !InThisBlock.insert(Name).second)
+      continue;
+    auto [First, New] = ConfigSet.try_emplace(Name, Prop.Name.Range);
+    if (!New) {
+      Diags.report(Prop.Name.Range, diag::DuplicateProperty, Name);
+      Diags.report(First->second, diag::FirstSetHere, Name);
+    }
+  }
   Config.Overlap = Props.flag(PropId::Config_overlap, Config.Overlap);
   Config.AllowPadding =
       Props.flag(PropId::Config_allow_padding, Config.AllowPadding);
