@@ -148,14 +148,25 @@ struct MemorySummary {
   double InFlight = 1;
 };
 
+/// A forward value one microbatch keeps for its backward (derive-backward).
+struct SavedValue {
+  const Value *V = nullptr;
+  /// The versions kept: one per iteration of each repeat around both its
+  /// definition and the backward that reads it (a value a repeat computes
+  /// and only the code after it reads is kept once, not once per
+  /// iteration).
+  int64_t Copies = 1;
+  /// The innermost block around both its definition and its readers: where
+  /// it is held (for the pipeline stage that holds it).
+  const Block *HeldIn = nullptr;
+};
+
 /// Every table one mesh's compile fills.
 struct Analyses {
   /// derive-backward: the params of a training step, in program order, and
-  /// the forward values it saves for the backward (the activations), each
-  /// with how many copies one microbatch keeps (one per iteration that
-  /// reads it).
+  /// the forward values it saves for the backward (the activations).
   std::vector<ParamInfo> Params;
-  std::vector<std::pair<const Value *, int64_t>> Saved;
+  std::vector<SavedValue> Saved;
   /// derive-backward: the forward ops whose backward reads what they kept
   /// beyond their result (Op::keptBytes), with the copies one microbatch
   /// keeps.

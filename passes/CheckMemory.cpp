@@ -73,10 +73,10 @@ std::string shrinkHint(MemoryTerm T, const TrainConfig &C) {
 /// holds: all before the pipelined repeat, 1/p of those in it, none after.
 class StageShare {
 public:
-  StageShare(const Module &Program, int64_t Stages) : Stages(Stages) {
-    const Block &Top = Program.body();
-    for (size_t I = 0; I < Top.ops().size(); ++I) {
-      const Op *O = Top.ops()[I].get();
+  StageShare(const Module &Program, int64_t Stages)
+      : Stages(Stages), Top(&Program.body()) {
+    for (size_t I = 0; I < Top->ops().size(); ++I) {
+      const Op *O = Top->ops()[I].get();
       Index[O] = I;
       auto *R = dyn_cast<RepeatOp>(O);
       if (R && R->pipelineAxis() && !Pipelined) {
@@ -86,18 +86,21 @@ public:
     }
   }
   /// A saved value: a carried value's first version is kept once per
-  /// iteration that reads it, so it is split among the stages too.
-  double copies(const Value *V, int64_t Copies) const {
-    if (Repeat && Repeat->carriedFrom(V))
-      return double(Copies) / double(Stages);
-    return copies(V->def(), Copies);
+  /// iteration that reads it, so it is split among the stages too. One a
+  /// repeat computes and only the code after it reads is held after it: on
+  /// the first stage only if that repeat comes before the pipelined one.
+  double copies(const SavedValue &S) const {
+    if (Repeat && Repeat->carriedFrom(S.V))
+      return double(S.Copies) / double(Stages);
+    if (Pipelined && S.HeldIn == Top && S.V->def()->parent() != Top)
+      return Index.lookup(topLevel(S.V->def())) < *Pipelined ? double(S.Copies)
+                                                             : 0;
+    return copies(S.V->def(), S.Copies);
   }
   double copies(const Op *O, int64_t Copies) const {
     if (!Pipelined)
       return double(Copies);
-    while (O->parent() && O->parent()->parentOp())
-      O = O->parent()->parentOp();
-    size_t I = Index.lookup(O);
+    size_t I = Index.lookup(topLevel(O));
     if (I < *Pipelined)
       return double(Copies);
     if (I == *Pipelined)
@@ -106,7 +109,15 @@ public:
   }
 
 private:
+  /// The top-level op \p O is, or is nested in.
+  static const Op *topLevel(const Op *O) {
+    while (O->parent() && O->parent()->parentOp())
+      O = O->parent()->parentOp();
+    return O;
+  }
+
   int64_t Stages;
+  const Block *Top;
   std::optional<size_t> Pipelined;
   const RepeatOp *Repeat = nullptr;
   llvm::DenseMap<const Op *, size_t> Index;
@@ -148,9 +159,9 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
                      ? std::min(Mb, P)
                      : std::min(Mb, P) * (1 + (P - 1) / (P * V));
   }
-  for (auto [V, Copies] : C.Tables.Saved)
+  for (const SavedValue &SV : C.Tables.Saved)
     Add(MemoryTerm::Activations,
-        V->type().localBytes(Mesh) * Share.copies(V, Copies) * S.InFlight);
+        SV.V->type().localBytes(Mesh) * Share.copies(SV) * S.InFlight);
   for (auto [O, Copies] : C.Tables.Kept)
     Add(MemoryTerm::Activations,
         O->keptBytes(Mesh) * Share.copies(O, Copies) * S.InFlight);
@@ -161,7 +172,31 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   llvm::DenseSet<unsigned> KeptStmts;
   for (auto [O, Copies] : C.Tables.Kept)
     KeptStmts.insert(O->stmt());
+  // The first stage runs everything but what lies between the pipelined
+  // forward and backward repeats (the head and the loss, on the last
+  // stage): the transient is the first stage's, as the other terms are.
+  std::optional<size_t> FirstPipelined, LastPipelined;
+  llvm::DenseMap<const Op *, size_t> TopIndex;
+  for (size_t I = 0; I < M.body().ops().size(); ++I) {
+    const Op *O = M.body().ops()[I].get();
+    TopIndex[O] = I;
+    if (auto *R = dyn_cast<RepeatOp>(O); R && R->pipelineAxis()) {
+      FirstPipelined = FirstPipelined.value_or(I);
+      LastPipelined = I;
+    }
+  }
+  auto OnLastStageOnly = [&](const Op &O) {
+    if (!FirstPipelined)
+      return false;
+    const Op *Top = &O;
+    while (Top->parent() && Top->parent()->parentOp())
+      Top = Top->parent()->parentOp();
+    size_t I = TopIndex.lookup(Top);
+    return I > *FirstPipelined && I < *LastPipelined;
+  };
   walk(M.body(), [&](const Op &O) {
+    if (OnLastStageOnly(O))
+      return;
     if (O.stmt() != NoStmt)
       if (double W = O.workspaceBytes(Mesh))
         Workspace[O.stmt()] +=

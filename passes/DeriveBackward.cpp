@@ -29,6 +29,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace shardc;
 
@@ -116,6 +117,9 @@ private:
   llvm::DenseMap<const Value *, ShardType> CarriedGradType;
   llvm::DenseMap<const Value *, int64_t> InitMultiplicity;
   llvm::SetVector<const Value *> SavedSet;
+  /// Per saved value, the innermost block its definition shares with a
+  /// backward read of it (the one nearest the definition, of all reads).
+  llvm::DenseMap<const Value *, const Block *> SavedHeldIn;
   llvm::SetVector<const Op *> KeptSet;
   llvm::SmallVector<const Value *, 4> PendingSyncs;
   llvm::DenseMap<const Value *, Value *> Synced;
@@ -303,6 +307,32 @@ static bool isGather(const Value *V) {
          Axes.without(SrcAxes).empty() && Axes != SrcAxes;
 }
 
+/// The block enclosing \p B, if any.
+static const Block *enclosing(const Block *B) {
+  return B->parentOp() ? B->parentOp()->parent() : nullptr;
+}
+
+/// The innermost block around both \p Def and \p Reader.
+static const Block *commonBlock(const Block *Def, const Block *Reader) {
+  llvm::SmallPtrSet<const Block *, 8> ReaderChain;
+  for (const Block *B = Reader; B; B = enclosing(B))
+    ReaderChain.insert(B);
+  for (const Block *B = Def; B; B = enclosing(B))
+    if (ReaderChain.count(B))
+      return B;
+  return nullptr;
+}
+
+/// The versions of a value held in \p B: one per iteration of each repeat
+/// around it.
+static int64_t versionsIn(const Block *B) {
+  int64_t N = 1;
+  for (; B && B->parentOp(); B = enclosing(B))
+    if (auto *R = dyn_cast<RepeatOp>(B->parentOp()))
+      N *= R->tripCount();
+  return N;
+}
+
 Value *DeriveBackward::saved(const Value *V) {
   for (auto S = Scopes.rbegin(); S != Scopes.rend(); ++S)
     if (Value *R = S->Recomputed.lookup(V))
@@ -322,8 +352,17 @@ Value *DeriveBackward::saved(const Value *V) {
               V->def()->savesInputs();
   if (!Kept)
     return recompute(V);
-  if (!isParam(V))
+  if (!isParam(V)) {
     SavedSet.insert(V);
+    // The read nearest the definition decides how many versions are held:
+    // a read in the defining block holds one per iteration, a read after
+    // the repeat only the last.
+    const Block *Held =
+        commonBlock(Facts.DefBlock.lookup(V), Scopes.back().Fwd);
+    const Block *&Known = SavedHeldIn[V];
+    if (!Known || versionsIn(Held) > versionsIn(Known))
+      Known = Held;
+  }
   return const_cast<Value *>(V);
 }
 
@@ -611,11 +650,12 @@ bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
   if (Train->Optimizer != OptimizerKind::None)
     optimizer(TM->body());
   Scopes.clear();
-  for (const Value *V : SavedSet)
-    Compile.Tables.Saved.push_back(
-        {V, InitMultiplicity.lookup(V)
-                ? InitMultiplicity.lookup(V)
-                : Info->Statements[V->def()->stmt()].Repeat});
+  for (const Value *V : SavedSet) {
+    const Block *Held = SavedHeldIn.lookup(V);
+    // A carried value's first version stands for every iteration's.
+    int64_t Init = InitMultiplicity.lookup(V);
+    Compile.Tables.Saved.push_back({V, Init ? Init : versionsIn(Held), Held});
+  }
   for (const Op *O : KeptSet)
     Compile.Tables.Kept.push_back({O, Info->Statements[O->stmt()].Repeat});
   Compile.Tables.Params = Params->takeInfos();
