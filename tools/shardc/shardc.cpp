@@ -333,6 +333,24 @@ void recordDiagnostics(DiagnosticEngine &Diags, JsonEntry &Json) {
   });
 }
 
+/// Whether \p Line is a `--split-input-file` separator, `// -----`.
+bool isSplitMarker(llvm::StringRef Line) {
+  return Line.rtrim('\r') == "// -----";
+}
+
+/// The line number of \p Text's first separator, if it has one.
+std::optional<unsigned> firstSplitMarker(llvm::StringRef Text) {
+  unsigned Line = 0;
+  while (!Text.empty()) {
+    auto [First, Rest] = Text.split('\n');
+    ++Line;
+    if (isSplitMarker(First))
+      return Line;
+    Text = Rest;
+  }
+  return std::nullopt;
+}
+
 /// Compiles one buffer with its own SourceMgr and engine, so the chunks of
 /// --split-input-file cannot see each other's errors or imports. Chunk
 /// \p Chunk of its file, for the JSON entry.
@@ -359,6 +377,15 @@ int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
   int Code = compileAndEmit(Id, Diags, O, OS, Json ? &*Json : nullptr);
   if (Code == ExitSuccess && Diags.hasErrors())
     Code = ExitInputErrors;
+  // A file of several programs compiled as one fails with redeclarations
+  // by the dozen: say what it is (after its errors, where the eye ends).
+  if (Code == ExitInputErrors && !O.SplitInputFile)
+    if (std::optional<unsigned> Line =
+            firstSplitMarker(SM.getMemoryBuffer(Id)->getBuffer()))
+      llvm::WithColor::note(llvm::errs(), "shardc")
+          << Source << ":" << *Line
+          << ": this file has '// -----' lines separating programs; pass "
+             "--split-input-file to compile each on its own\n";
   if (Json && Code != ExitSuccess && !Json->Failed) {
     // The compile stopped before its report: the entry says what went wrong
     // instead (nothing of it was printed yet).
@@ -393,7 +420,7 @@ splitInput(const llvm::MemoryBuffer &Buffer) {
         End == llvm::StringRef::npos ? Rest : Rest.substr(0, End + 1);
     Rest = Rest.drop_front(WithNewline.size());
     ++Line;
-    if (Text.rtrim('\r') == "// -----") {
+    if (isSplitMarker(Text)) {
       flush();
       ChunkStart = Line;
       continue;
