@@ -169,6 +169,34 @@ void contextParallelNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
   });
 }
 
+/// Why a row's time exceeds max(T_math, T_hbm): the ops whose memory-bound
+/// kernels run in series with their matmuls (OpWork::SerialBytes: unfused
+/// attention's softmax and dropout), each with that serial part.
+void serialNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
+  const ProgramInfo &Info = C.program().info();
+  constexpr size_t Named = 3; // the rest are counted
+  std::vector<std::string> Stmts;
+  size_t Count = 0;
+  for (size_t I = 0; I < Info.Statements.size(); ++I) {
+    const auto &Cost = C.Tables.StatementCosts[I];
+    if (!Cost || Cost->TSerial <= 0 || ++Count > Named)
+      continue;
+    Stmts.push_back(fmt::format("'{}' (line {}) {}", Info.Statements[I].Name,
+                                Info.Statements[I].Location.Line,
+                                formatTime(Cost->TSerial)));
+  }
+  if (Stmts.empty())
+    return;
+  std::string Who = llvm::join(Stmts, ", ");
+  if (Count > Named)
+    Who += fmt::format(" and {} more", Count - Named);
+  OS << fmt::format("\nnote: memory-bound kernels in series with the matmuls "
+                    "(unfused attention's softmax and dropout) make a row's "
+                    "time max(T_math, T_hbm - T_serial) + T_serial; T_serial: "
+                    "{}\n",
+                    Who);
+}
+
 /// COST-MODEL.md §1's fallback, said where it happened: per dtype the chip
 /// gives no vector peak for, the statements whose vector work ran at the
 /// matmul peak instead (which overstates a vector unit several times over).
@@ -383,6 +411,7 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
   }
   choiceLines(C, OS);
   fallbackNotes(C, OS);
+  serialNotes(C, OS);
   contextParallelNotes(C, OS);
   if (Training) {
     stepLines(C, *C.Tables.Step, OS);
