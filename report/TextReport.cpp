@@ -39,10 +39,18 @@ std::string headerLine(const MeshCompile &C) {
   const ChipSpec &Chip = Mesh.Cluster->Chip;
   std::vector<std::string> Crit;
   for (unsigned T = 0; T < NumDTypes; ++T)
-    if (Chip.Flops[T] > 0 && (DType(T) == DType::bf16 || Crit.empty()))
-      Crit.push_back(fmt::format("{} FLOP/B ({})",
-                                 formatSig4(Chip.Flops[T] / Chip.HbmBw),
-                                 dtypeName(DType(T)).str()));
+    if (Chip.Flops[T] > 0 && (DType(T) == DType::bf16 || Crit.empty())) {
+      // A derated chip's matmuls run at its derated rates: say the
+      // intensity that decides their bound too.
+      double Derating = Chip.MatmulEfficiency / Chip.HbmEfficiency;
+      Crit.push_back(fmt::format(
+          "{} FLOP/B ({}{})", formatSig4(Chip.Flops[T] / Chip.HbmBw),
+          dtypeName(DType(T)).str(),
+          Derating == 1
+              ? ""
+              : "; " + formatSig4(Chip.Flops[T] * Derating / Chip.HbmBw) +
+                    " derated"));
+    }
   return fmt::format(
       "mesh {} = {}[{}]: {} x {}, critical intensity {}, overlap {}\n",
       Mesh.Name, Mesh.Cluster->Name, llvm::join(Axes, ", "), Mesh.numChips(),
