@@ -120,13 +120,12 @@ private:
   bool WarningsAsErrors = false;
 };
 
-/// fmt has no formatter for StringRef; this makes the typed arguments work.
 } // namespace shardc
 
-template <> struct fmt::formatter<llvm::StringRef> : formatter<string_view> {
-  auto format(llvm::StringRef S, format_context &Ctx) const {
-    return formatter<string_view>::format(string_view(S.data(), S.size()), Ctx);
-  }
-};
+// No fmt::formatter<llvm::StringRef> here: fmt formats a StringRef through
+// its conversion to std::string_view. A specialization visible in some files
+// and not in others made fmt::format<StringRef, ...> two different functions
+// under one name (an ODR violation): a Debug build, which does not inline
+// them, crashed printing a diagnostic.
 
 #endif // SHARDC_DIAG_DIAGNOSTIC_H

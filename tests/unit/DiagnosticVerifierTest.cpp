@@ -196,3 +196,26 @@ TEST_F(VerifierTest, DiagnosticsInOtherBuffersBringTheirExpectations) {
 }
 
 } // namespace
+
+namespace {
+
+// A StringRef argument is formatted as a string everywhere: a
+// fmt::formatter<llvm::StringRef> visible in some files and not others made
+// fmt::format<StringRef, ...> two functions under one name, and a Debug
+// build (which keeps one out-of-line copy) crashed reporting "undefined
+// cluster". This file sees every header a diagnostic is formatted with.
+static_assert(!fmt::has_formatter<llvm::StringRef, fmt::format_context>::value,
+              "format StringRef through std::string_view in every file: no "
+              "fmt::formatter<llvm::StringRef>");
+
+TEST(DiagnosticFormat, StringRefArgumentsAreStrings) {
+  llvm::SourceMgr SM;
+  DiagnosticEngine Diags(SM);
+  std::string Seen;
+  Diags.setHandler([&](const Diagnostic &D) { Seen = D.Message; });
+  Diags.report(llvm::SMLoc(), diag::UndefinedName, llvm::StringRef("cluster"),
+               std::string("DGX_H100_SuperPod"));
+  EXPECT_EQ(Seen, "undefined cluster 'DGX_H100_SuperPod'");
+}
+
+} // namespace
