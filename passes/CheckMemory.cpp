@@ -173,26 +173,26 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   for (auto [O, Copies] : C.Tables.Kept)
     KeptStmts.insert(O->stmt());
   // The first stage runs everything but what lies between the pipelined
-  // forward and backward repeats (the head and the loss, on the last
-  // stage): the transient is the first stage's, as the other terms are.
-  std::optional<size_t> FirstPipelined, LastPipelined;
+  // forward repeat and the next pipelined repeat, the backward's (the head
+  // and the loss, forward and backward, on the last stage): the transient
+  // is the first stage's, as the other terms are. (The optimizer's repeat,
+  // when there is one, is pipelined too, and comes after the backward's.)
+  llvm::SmallVector<size_t, 3> Pipelined;
   llvm::DenseMap<const Op *, size_t> TopIndex;
   for (size_t I = 0; I < M.body().ops().size(); ++I) {
     const Op *O = M.body().ops()[I].get();
     TopIndex[O] = I;
-    if (auto *R = dyn_cast<RepeatOp>(O); R && R->pipelineAxis()) {
-      FirstPipelined = FirstPipelined.value_or(I);
-      LastPipelined = I;
-    }
+    if (auto *R = dyn_cast<RepeatOp>(O); R && R->pipelineAxis())
+      Pipelined.push_back(I);
   }
   auto OnLastStageOnly = [&](const Op &O) {
-    if (!FirstPipelined)
+    if (Pipelined.size() < 2)
       return false;
     const Op *Top = &O;
     while (Top->parent() && Top->parent()->parentOp())
       Top = Top->parent()->parentOp();
     size_t I = TopIndex.lookup(Top);
-    return I > *FirstPipelined && I < *LastPipelined;
+    return I > Pipelined[0] && I < Pipelined[1];
   };
   walk(M.body(), [&](const Op &O) {
     if (OnLastStageOnly(O))

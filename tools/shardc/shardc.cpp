@@ -219,6 +219,11 @@ DriverOptions readOptions(const std::string &StdlibDir) {
   return O;
 }
 
+/// Whether the output is the JSON array of reports (docs/json.md).
+bool jsonReport(const DriverOptions &O) {
+  return O.Emit == EmitKind::Report && O.Format == OutputFormat::JSON;
+}
+
 /// Runs the pass pipeline on a checked module for the mesh its file names.
 /// Returns null after reporting an error: a pass found a problem in the
 /// input (already reported), or the IR verifier found a broken invariant (a
@@ -234,26 +239,23 @@ std::unique_ptr<MeshCompile> runPasses(const Module &M, DiagnosticEngine &Diags,
       return nullptr;
     }
   }
+  // The JSON report's output is one JSON document: IR dumps go to stderr.
+  llvm::raw_ostream &Dumps = jsonReport(O) ? llvm::errs() : OS;
   if (llvm::is_contained(O.PrintIRAfter, CheckStage)) {
-    OS << "// IR after " << CheckStage << "\n";
-    printModule(M, OS);
+    Dumps << "// IR after " << CheckStage << "\n";
+    printModule(M, Dumps);
   }
   PipelineOptions P;
   P.VerifyEach = O.VerifyEach;
   P.PrintAfter = O.PrintIRAfter;
   auto C = std::make_unique<MeshCompile>(M, M.mesh());
-  if (llvm::Error E = runPipeline(*C, Diags, P, OS)) {
+  if (llvm::Error E = runPipeline(*C, Diags, P, Dumps)) {
     std::string Msg = llvm::toString(std::move(E));
     if (!Diags.hasErrors())
       driverError() << "internal error: " << Msg << "\n";
     return nullptr;
   }
   return C;
-}
-
-/// Whether the output is the JSON array of reports (docs/json.md).
-bool jsonReport(const DriverOptions &O) {
-  return O.Emit == EmitKind::Report && O.Format == OutputFormat::JSON;
 }
 
 /// Compiles buffer \p Id as far as --emit needs and prints the result to
@@ -379,7 +381,7 @@ int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
     Code = ExitInputErrors;
   // A file of several programs compiled as one fails with redeclarations
   // by the dozen: say what it is (after its errors, where the eye ends).
-  if (Code == ExitInputErrors && !O.SplitInputFile)
+  if (Code == ExitInputErrors && !O.SplitInputFile && !O.VerifyDiagnostics)
     if (std::optional<unsigned> Line =
             firstSplitMarker(SM.getMemoryBuffer(Id)->getBuffer()))
       llvm::WithColor::note(llvm::errs(), "shardc")
@@ -388,7 +390,7 @@ int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
              "--split-input-file to compile each on its own\n";
   if (Json && Code != ExitSuccess && !Json->Failed) {
     // The compile stopped before its report: the entry says what went wrong
-    // instead (nothing of it was printed yet).
+    // instead (nothing of it was printed yet: IR dumps go to stderr).
     Json->Compile = nullptr;
     Json->Failed = true;
     printJsonEntry(*Json, OS);
@@ -476,11 +478,13 @@ int runFile(size_t File, const DriverOptions &O, OutputWriter &Out) {
     std::string Msg =
         "cannot read '" + Path + "': " + BufferOrErr.getError().message();
     driverError() << Msg << "\n";
+    // Its entry (JSON) or its empty section under its heading (text).
+    llvm::raw_ostream &OS = Out.beginChunk(File, 0);
     if (jsonReport(O)) {
       JsonEntry E{Path, 0, {{"error", Msg, "", 0, 0}}, nullptr, true};
-      printJsonEntry(E, Out.beginChunk(File, 0));
-      Out.endChunk();
+      printJsonEntry(E, OS);
     }
+    Out.endChunk();
     return ExitUsage;
   }
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Chunks;
@@ -508,8 +512,16 @@ int runDriver(const DriverOptions &O) {
   }
   int Worst = ExitSuccess;
   OutputWriter Writer(Out.os(), O);
-  for (size_t I = 0; I < O.Inputs.size(); ++I)
-    Worst = std::max(Worst, runFile(I, O, Writer));
+  try {
+    for (size_t I = 0; I < O.Inputs.size(); ++I)
+      Worst = std::max(Worst, runFile(I, O, Writer));
+  } catch (...) {
+    // An internal error (main reports it): what was written stays a
+    // well-formed document (-o FILE is removed all the same).
+    Writer.finish();
+    Out.os().flush();
+    throw;
+  }
   Writer.finish();
   Out.os().flush();
   if (Out.os().has_error()) {
