@@ -1,0 +1,200 @@
+//===- ModelOps.h - The model building blocks' ops --------------*- C++ -*-===//
+//
+// LANGUAGE.md §8's model building blocks that are not per element, one
+// class each, as Ops.h's are (ModelOps.cpp, AttentionOps.cpp; costs in
+// COST-MODEL.md §8). Included by Ops.h: include that.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_IR_MODELOPS_H
+#define SHARDC_IR_MODELOPS_H
+
+#include "ir/Ops.h"
+
+namespace shardc {
+
+/// Attention: `q[..., Sq, N, H]`, `k`/`v[..., Sk, K, H]`, N a multiple of K
+/// (grouped-query). Fused (FlashAttention, the default), the Sq x Sk scores
+/// are never stored. Unfused (`fused = false`, Megatron-LM before
+/// FlashAttention), two batched matmuls over the whole score matrix with a
+/// softmax (and, with `dropout = true`, a dropout) between them that write
+/// and read the scores in HBM and keep them for the backward. k and v compute
+/// with q's sharding on the leading dims, their heads sharded as q's, and Sk
+/// whole: a sharded Sk (context parallelism) is gathered first. 4 x B x Sq x Sk
+/// x N x H FLOPs at matmul peak; fused, half with `causal`, and it writes the
+/// fp32 log-sum-exp `[..., N, Sq]` and keeps it for the backward; unfused,
+/// all of them (the mask is applied, not skipped), keeping the
+/// probabilities (with dropout also its mask and output) instead.
+class AttentionOp : public OpOf<AttentionOp, OpKind::Attention> {
+public:
+  explicit AttentionOp(bool Causal, bool Fused = true, bool Dropout = false)
+      : Causal(Causal), Fused(Fused), Dropout(Dropout) {}
+  bool causal() const { return Causal; }
+  bool fused() const { return Fused; }
+  bool dropout() const { return Dropout; }
+  /// The position of the sequence dim in q and k (third from last).
+  static unsigned seqDim(const ShardType &T) { return T.Dims.size() - 3; }
+  /// The FLOPs of attention over \p Q and \p K: per chip, and for the
+  /// whole program (replication not counted); both halved with \p Causal.
+  static std::pair<double, double> flops(const ShardType &Q, const ShardType &K,
+                                         bool Causal, const MeshSpec &M);
+  /// Bytes per chip of the fp32 log-sum-exp for queries \p Q.
+  static double lseBytes(const ShardType &Q, const MeshSpec &M);
+  /// Score elements per chip, B x Sq x N x Sk (unfused attention).
+  static double scoreElements(const ShardType &Q, const ShardType &K,
+                              const MeshSpec &M);
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
+  bool savesInputs() const override { return true; }
+  bool savesResult() const override { return true; }
+  double keptBytes(const MeshSpec &M) const override;
+  bool selectivelyRecomputed() const override { return !Fused; }
+  double workspaceBytes(const MeshSpec &M) const override;
+
+private:
+  bool Causal, Fused, Dropout;
+};
+
+/// Attention's backward (COST-MODEL.md §8): fused, one kernel of 2.5 x the
+/// forward's FLOPs (FlashAttention-2 recomputes the scores), reading q, k,
+/// v, out, dout and the log-sum-exp and writing dq, dk, dv; unfused, four
+/// matmuls (2 x the forward's) with dropout's and the softmax's backward in
+/// series between them (docs/cost-model.md §8). An op has one
+/// result, so the kernel is Part 0 (operands q, k, v, out, dout; result dq;
+/// all the work) and Parts 1 and 2 name its dk and dv (operand: Part 0's
+/// result; no work of their own). dk and dv are partial sums over the axes
+/// that shard q's sequence dim (each query block adds to every key's).
+class AttentionGradOp : public OpOf<AttentionGradOp, OpKind::AttentionGrad> {
+public:
+  AttentionGradOp(bool Causal, unsigned Part, bool Fused = true,
+                  bool Dropout = false)
+      : Causal(Causal), Fused(Fused), Dropout(Dropout), Part(Part) {}
+  unsigned part() const { return Part; }
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+  double workspaceBytes(const MeshSpec &M) const override;
+
+private:
+  /// The work of the unfused backward (Megatron-LM's core attention).
+  OpWork unfusedWork(const ShardType &Q, const ShardType &K, const ShardType &V,
+                     const MeshSpec &M) const;
+  bool Causal, Fused, Dropout;
+  unsigned Part;
+};
+
+/// `embed(ids, table)`: row lookup. ids are int32 `[...]`, the table `[V,
+/// E]`, the result `[..., E]` in the table's dtype. A sharded V makes the
+/// result a partial sum over V's axes (Megatron's vocab-parallel
+/// embedding); the written type reduces it. No FLOPs; reads the ids and one
+/// table row per local token, writes the result.
+class EmbedOp : public OpOf<EmbedOp, OpKind::Embed> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
+  AxisSet gradientPartials(unsigned I) const override;
+};
+
+/// The table's gradient: scatter-adds the output gradient (operand 0) into
+/// the rows the ids (operand 1) name: reads the output gradient and the
+/// ids, reads and writes those rows (1 add per element). The result is a
+/// partial sum over the axes that shard the tokens.
+class EmbedGradOp : public OpOf<EmbedGradOp, OpKind::EmbedGrad> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override { return result()->type(); }
+};
+
+/// `cross_entropy(logits, ids)`: the loss per token, reducing over the last
+/// (vocab) dim; fp32 unless written otherwise. Whole vocab: one fused op,
+/// 6 FLOPs per logit. Sharded vocab: two passes with an AllReduce after
+/// each (COST-MODEL.md §8): Max (operand: logits; 1 FLOP per logit; its
+/// result, the row max, is reduced over the vocab axes) then Loss
+/// (operands: logits, ids, the max; 5 FLOPs per logit; its result is a
+/// partial sum over the vocab axes that the written type reduces).
+class CrossEntropyOp : public OpOf<CrossEntropyOp, OpKind::CrossEntropy> {
+public:
+  enum class Pass : uint8_t { Fused, Max, Loss };
+  explicit CrossEntropyOp(Pass P) : P(P) {}
+  Pass pass() const { return P; }
+
+  std::string attrs(const TypeNames &N) const override;
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
+  double keptBytes(const MeshSpec &M) const override;
+
+private:
+  Pass P;
+};
+
+/// The loss's gradient w.r.t. the logits: reads the loss gradient, the
+/// saved logits and ids, writes dlogits in the logits' sharding; 4 FLOPs
+/// per logit (the shifted exp, the division by the sum, the scaling by the
+/// loss gradient; the one-hot subtraction touches one logit per token).
+class CrossEntropyGradOp
+    : public OpOf<CrossEntropyGradOp, OpKind::CrossEntropyGrad> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+};
+
+/// The axes sharding \p T's token dims (all but the last), major to minor.
+AxisList tokenAxes(const ShardType &T);
+
+/// A mixture-of-experts layer's dispatch (LANGUAGE.md §8): copies each
+/// local token to the `top` experts it is routed to, into a buffer `[X, C,
+/// E]` of C capacity slots per expert. It computes with C sharded over the
+/// tokens' axes and X whole, each chip filling its own slots of every
+/// expert; the buffer's written sharding (X over the expert axes) is then
+/// an AllToAll away. Reads the tokens, writes the buffer; no FLOPs. Its
+/// backward is a combine.
+class MoeDispatchOp : public OpOf<MoeDispatchOp, OpKind::MoeDispatch> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
+};
+
+/// A mixture-of-experts layer's combine: the experts' outputs `[X, C, E]`
+/// summed back into each token, weighted by its router scores (2 FLOPs per
+/// buffer element). It reads the buffer with C sharded over its result's
+/// token axes and X whole (an AllToAll from the experts' sharding), writes
+/// the tokens. Its backward is a dispatch.
+class MoeCombineOp : public OpOf<MoeCombineOp, OpKind::MoeCombine> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+  void backward(GradientBuilder &G) const override;
+};
+
+} // namespace shardc
+
+#endif // SHARDC_IR_MODELOPS_H
