@@ -138,6 +138,15 @@ std::string shardc::axisNames(llvm::ArrayRef<AxisId> Axes, const TypeNames &N,
   return S;
 }
 
+std::string shardc::dimName(const TypeNames &N, const ShardType &T,
+                            unsigned I) {
+  return N.Dims[T.Dims[I].Id];
+}
+
+std::string shardc::overAxes(llvm::ArrayRef<AxisId> Axes, const TypeNames &N) {
+  return " over [" + axisNames(Axes, N) + "]";
+}
+
 std::string shardc::typeStr(const ShardType &T, const TypeNames &N,
                             bool WithDType) {
   std::string S = WithDType ? dtypeName(T.Elt).str() : "";

@@ -125,6 +125,10 @@ std::string axisSubscript(llvm::ArrayRef<AxisId> Axes, const TypeNames &N);
 /// `X, Y`: axis names joined by \p Sep.
 std::string axisNames(llvm::ArrayRef<AxisId> Axes, const TypeNames &N,
                       llvm::StringRef Sep = ", ");
+/// The name of \p T's dim \p I.
+std::string dimName(const TypeNames &N, const ShardType &T, unsigned I);
+/// ` over [X, Y]`, as an op's printed attributes say it.
+std::string overAxes(llvm::ArrayRef<AxisId> Axes, const TypeNames &N);
 
 } // namespace shardc
 
