@@ -11,6 +11,7 @@
 //   3  internal error: an exception or a broken IR invariant (a shardc bug)
 //
 //===----------------------------------------------------------------------===//
+#include "SplitInput.h"
 #include "diag/Diagnostic.h"
 #include "diag/DiagnosticVerifier.h"
 #include "frontend/AST.h"
@@ -335,24 +336,6 @@ void recordDiagnostics(DiagnosticEngine &Diags, JsonEntry &Json) {
   });
 }
 
-/// Whether \p Line is a `--split-input-file` separator, `// -----`.
-bool isSplitMarker(llvm::StringRef Line) {
-  return Line.rtrim('\r') == "// -----";
-}
-
-/// The line number of \p Text's first separator, if it has one.
-std::optional<unsigned> firstSplitMarker(llvm::StringRef Text) {
-  unsigned Line = 0;
-  while (!Text.empty()) {
-    auto [First, Rest] = Text.split('\n');
-    ++Line;
-    if (isSplitMarker(First))
-      return Line;
-    Text = Rest;
-  }
-  return std::nullopt;
-}
-
 /// Compiles one buffer with its own SourceMgr and engine, so the chunks of
 /// --split-input-file cannot see each other's errors or imports. Chunk
 /// \p Chunk of its file, for the JSON entry.
@@ -399,38 +382,6 @@ int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
     return Code;
   return Verifier->verify(llvm::errs(), O.Colors) ? ExitSuccess
                                                   : ExitInputErrors;
-}
-
-/// Splits \p Buffer on lines that are exactly `// -----`. Each chunk is
-/// prefixed with the newlines of the lines before it, so diagnostics and
-/// expectations keep the original file's line numbers.
-std::vector<std::unique_ptr<llvm::MemoryBuffer>>
-splitInput(const llvm::MemoryBuffer &Buffer) {
-  std::vector<std::unique_ptr<llvm::MemoryBuffer>> Chunks;
-  llvm::StringRef Rest = Buffer.getBuffer();
-  std::string Chunk;
-  unsigned Line = 0, ChunkStart = 0;
-  auto flush = [&] {
-    Chunks.push_back(llvm::MemoryBuffer::getMemBufferCopy(
-        std::string(ChunkStart, '\n') + Chunk, Buffer.getBufferIdentifier()));
-    Chunk.clear();
-  };
-  while (!Rest.empty()) {
-    size_t End = Rest.find('\n');
-    llvm::StringRef Text = Rest.substr(0, End);
-    llvm::StringRef WithNewline =
-        End == llvm::StringRef::npos ? Rest : Rest.substr(0, End + 1);
-    Rest = Rest.drop_front(WithNewline.size());
-    ++Line;
-    if (isSplitMarker(Text)) {
-      flush();
-      ChunkStart = Line;
-      continue;
-    }
-    Chunk += WithNewline.str();
-  }
-  flush();
-  return Chunks;
 }
 
 /// Writes each chunk's output as it is produced, straight to the output
