@@ -66,33 +66,18 @@ void JsonWriter::valueBegin() {
   F.HasValue = true;
 }
 
-void JsonWriter::arrayBegin() {
+void JsonWriter::open(Context C, char Bracket) {
   valueBegin();
-  Stack.push_back({Context::Array, false});
+  Stack.push_back({C, false});
   Indent += IndentSize;
-  OS << '[';
+  OS << Bracket;
 }
 
-void JsonWriter::arrayEnd() {
+void JsonWriter::close(char Bracket) {
   Indent -= IndentSize;
   if (Stack.back().HasValue)
     newline();
-  OS << ']';
-  Stack.pop_back();
-}
-
-void JsonWriter::objectBegin() {
-  valueBegin();
-  Stack.push_back({Context::Object, false});
-  Indent += IndentSize;
-  OS << '{';
-}
-
-void JsonWriter::objectEnd() {
-  Indent -= IndentSize;
-  if (Stack.back().HasValue)
-    newline();
-  OS << '}';
+  OS << Bracket;
   Stack.pop_back();
 }
 

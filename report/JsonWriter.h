@@ -88,10 +88,10 @@ public:
     attributeEnd();
   }
 
-  void arrayBegin();
-  void arrayEnd();
-  void objectBegin();
-  void objectEnd();
+  void arrayBegin() { open(Context::Array, '['); }
+  void arrayEnd() { close(']'); }
+  void objectBegin() { open(Context::Object, '{'); }
+  void objectEnd() { close('}'); }
   void attributeBegin(llvm::StringRef Key);
   void attributeEnd() { Stack.pop_back(); }
 
@@ -102,6 +102,9 @@ private:
     bool HasValue;
   };
   void valueBegin();
+  /// Starts an array or object (\p C) with \p Bracket; close ends it.
+  void open(Context C, char Bracket);
+  void close(char Bracket);
   void newline() {
     if (IndentSize) {
       OS << '\n';
