@@ -106,20 +106,24 @@ void tensorLines(const MeshCompile &C, llvm::raw_ostream &OS) {
   OS << "\n";
 }
 
+/// The op table's row; its first argument is the name column's width.
 constexpr const char *RowFormat =
-    "{:<12} {:>5} {:>5} {:<12} {:>11} {:>11} {:>10} {:>10} {:<28} {:>10} "
+    "{:<{}} {:>5} {:>5} {:<12} {:>11} {:>11} {:>10} {:>10} {:<28} {:>10} "
     "{:>10} {}\n";
+/// The name column fits the longest name up to this, then the row shifts.
+constexpr size_t MinNameWidth = 12, MaxNameWidth = 40;
 
 /// One statement's row, then its further collectives on lines of their
 /// own, under the first, so the columns stay aligned.
 void statementRow(const MeshCompile &C, const Statement &S, const OpCost &Cost,
-                  llvm::ArrayRef<const CollectiveOp *> Colls,
+                  llvm::ArrayRef<const CollectiveOp *> Colls, size_t NameWidth,
                   llvm::raw_ostream &OS) {
   std::vector<std::string> Cs;
   for (const CollectiveOp *Op : Colls)
     Cs.push_back(collectiveText(*Op, C));
-  OS << fmt::format(fmt::runtime(RowFormat), S.Name, S.Location.Line, S.Repeat,
-                    opNoun(S.Kind).str(), formatAmount(Cost.Flops, "FLOP"),
+  OS << fmt::format(fmt::runtime(RowFormat), S.Name, NameWidth, S.Location.Line,
+                    S.Repeat, opNoun(S.Kind).str(),
+                    formatAmount(Cost.Flops, "FLOP"),
                     formatAmount(Cost.HbmBytes, "B"), formatTime(Cost.TMath),
                     formatTime(Cost.THbm),
                     Cs.empty() ? "-" : Cs.front() + (Cs.size() > 1 ? ";" : ""),
@@ -127,8 +131,8 @@ void statementRow(const MeshCompile &C, const Statement &S, const OpCost &Cost,
                     boundName(Cost.Bounded).str());
   for (size_t K = 1; K < Cs.size(); ++K) {
     std::string Line =
-        fmt::format(fmt::runtime(RowFormat), "", "", "", "", "", "", "", "",
-                    Cs[K] + (K + 1 < Cs.size() ? ";" : ""), "", "", "");
+        fmt::format(fmt::runtime(RowFormat), "", NameWidth, "", "", "", "", "",
+                    "", "", Cs[K] + (K + 1 < Cs.size() ? ";" : ""), "", "", "");
     OS << llvm::StringRef(Line).rtrim() << "\n";
   }
 }
@@ -397,10 +401,20 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
   OS << headerLine(C) << "\n";
   tensorLines(C, OS);
   auto Colls = collectivesByStatement(*C.lowered());
-  OS << fmt::format(fmt::runtime(RowFormat), "op", "line", "x", "kind",
-                    "FLOPs/chip", "bytes/chip", "T_math", "T_hbm",
-                    "collectives", "T_comms", "time", "bound");
   const ProgramInfo &Info = C.program().info();
+  auto Listed = [&](size_t I) {
+    const Statement &S = Info.Statements[I];
+    return C.Tables.StatementCosts[I] && S.Kind != OpKind::Input &&
+           S.Kind != OpKind::Param;
+  };
+  size_t NameWidth = MinNameWidth;
+  for (size_t I = 0; I < Info.Statements.size(); ++I)
+    if (Listed(I))
+      NameWidth = std::max(
+          NameWidth, std::min(MaxNameWidth, Info.Statements[I].Name.size()));
+  OS << fmt::format(fmt::runtime(RowFormat), "op", NameWidth, "line", "x",
+                    "kind", "FLOPs/chip", "bytes/chip", "T_math", "T_hbm",
+                    "collectives", "T_comms", "time", "bound");
   // A training step's statements by phase, each under its title.
   bool Training = C.Tables.Step.has_value();
   for (Phase P :
@@ -408,13 +422,12 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
     bool Titled = false;
     for (size_t I = 0; I < Info.Statements.size(); ++I) {
       const Statement &S = Info.Statements[I];
-      if (!C.Tables.StatementCosts[I] || S.Kind == OpKind::Input ||
-          S.Kind == OpKind::Param || S.Ph != P)
+      if (!Listed(I) || S.Ph != P)
         continue;
       if (Training && !Titled)
         OS << "-- " << phaseTitle(P) << "\n";
       Titled = true;
-      statementRow(C, S, *C.Tables.StatementCosts[I], Colls[I], OS);
+      statementRow(C, S, *C.Tables.StatementCosts[I], Colls[I], NameWidth, OS);
     }
   }
   choiceLines(C, OS);
