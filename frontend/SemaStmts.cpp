@@ -289,8 +289,11 @@ void Sema::assign(const AssignDecl &D) {
     bindTensor(D.Out, nullptr);
     return;
   }
-  std::optional<ModelBuiltin> Model =
-      D.Rhs == RhsKind::Call ? parseModelBuiltin(D.Callee.Name) : std::nullopt;
+  // Set in two steps: the conditional expression made GCC 12 warn that the
+  // optional may be read uninitialized (it may not).
+  std::optional<ModelBuiltin> Model;
+  if (D.Rhs == RhsKind::Call)
+    Model = parseModelBuiltin(D.Callee.Name);
   if (D.OutType.DType.Name.empty())
     Out->Elt = Model ? defaultDType(*Model, Args) : Args[0]->type().Elt;
   // `*` where one operand has the output's dims and the other some of them
