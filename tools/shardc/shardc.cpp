@@ -510,6 +510,21 @@ bool checkUsage() {
     driverError() << "no input file (give FILE, or '-' to read stdin)\n";
     return false;
   }
+  // stdin can be read once: a second '-' would be an empty program.
+  if (llvm::count(InputFiles, "-") > 1) {
+    driverError() << "'-' (stdin) is given more than once; stdin can be "
+                     "read only once\n";
+    return false;
+  }
+  // -o opens its file for writing before any input is read: naming an
+  // input would empty it, and then cost the empty file.
+  if (OutputFile != "-")
+    for (const std::string &In : InputFiles)
+      if (In != "-" && llvm::sys::fs::equivalent(In, OutputFile)) {
+        driverError() << "-o '" << OutputFile << "' is the input file '" << In
+                      << "'; write the output elsewhere\n";
+        return false;
+      }
   return true;
 }
 
