@@ -40,8 +40,8 @@ void cloneBlock(const Block &From, OpBuilder &B, OpBuilder::ValueMap &Map,
 
 } // namespace
 
-std::optional<ShardType> ParamResolver::shardOver(ShardType T,
-                                                  AxisSet Axes) const {
+std::optional<ShardType> ParamResolver::shardOver(ShardType T, AxisSet Axes,
+                                                  AxisSet Minor) const {
   if (Axes.empty())
     return T;
   const MeshSpec &M = C.mesh();
@@ -49,7 +49,9 @@ std::optional<ShardType> ParamResolver::shardOver(ShardType T,
   for (TensorDim &D : T.Dims) {
     if (!C.config().AllowPadding && D.Size % (axesProduct(D.Axes, M) * N) != 0)
       continue;
-    for (AxisId A : Axes.list())
+    for (AxisId A : Axes.without(Minor).list())
+      D.Axes.push_back(A);
+    for (AxisId A : (Axes & Minor).list())
       D.Axes.push_back(A);
     return T;
   }
@@ -126,7 +128,10 @@ bool ParamResolver::resolve(const ParamOp &P, DiagnosticEngine &Diags) {
   if (P.stateType())
     Opt = withSharding(Stored, *P.stateType());
   else if (Train.Zero == 1 || Train.Zero == 2)
-    Opt = shardOver(Stored, PI.Replica);
+    // The reduction axes minor: the sync is then a local slice over the
+    // other replica axes and one ReduceScatter (COST-MODEL.md §6.2), where
+    // the reduction axes major would add an AllToAll to reorder the shards.
+    Opt = shardOver(Stored, PI.Replica, PI.Reduction);
   if (!Opt) {
     Diags.report(P.loc(), diag::ZeroNoDim, Train.Zero, P.result()->name(),
                  axisNames(PI.Replica.list(), C.program().names()),

@@ -51,9 +51,10 @@ public:
 
 private:
   AxisSet reductionAxes(const Value *P) const;
-  /// \p T with \p Axes appended to the first dim they divide evenly; none
-  /// when no dim does.
-  std::optional<ShardType> shardOver(ShardType T, AxisSet Axes) const;
+  /// \p T with \p Axes appended to the first dim they divide evenly, in
+  /// mesh order but those of \p Minor last; none when no dim does.
+  std::optional<ShardType> shardOver(ShardType T, AxisSet Axes,
+                                     AxisSet Minor = {}) const;
   bool resolve(const ParamOp &P, DiagnosticEngine &Diags);
 
   const MeshCompile &C;
