@@ -77,8 +77,10 @@ bool ParamResolver::cloneForward(const Module &Checked, OpBuilder &B,
     Infos.push_back(PI);
     if (Train.Zero != 3)
       return Written;
-    // ZeRO 3 stores the param itself sharded over its replica axes.
-    if (auto T = shardOver(Written, PI.Replica))
+    // ZeRO 3 stores the param itself sharded over its replica axes, the
+    // reduction axes minor as ZeRO 1's state (resolve): its per-microbatch
+    // sync is then one ReduceScatter.
+    if (auto T = shardOver(Written, PI.Replica, reductionAxes(P.result())))
       return *T;
     Diags.report(P.loc(), diag::ZeroNoDim, 3u, P.result()->name(),
                  axisNames(PI.Replica.list(), Checked.names()),
