@@ -23,6 +23,15 @@ static bool isGather(const Value *V) {
          Axes.without(SrcAxes).empty() && Axes != SrcAxes;
 }
 
+/// A reshard that reduces partial sums (its source has unreduced axes its
+/// result has not): running it again would repeat its AllReduce or
+/// ReduceScatter.
+static bool isReduction(const Value *V) {
+  auto *R = dyn_cast<ReshardOp>(V->def());
+  return R &&
+         !R->operand(0)->type().Unreduced.without(V->type().Unreduced).empty();
+}
+
 /// The block enclosing \p B, if any.
 static const Block *enclosing(const Block *B) {
   return B->parentOp() ? B->parentOp()->parent() : nullptr;
@@ -62,10 +71,11 @@ Value *DeriveBackward::saved(const Value *V) {
     return recompute(V);
   // Selective recompute re-runs the cheap ops only: what a matmul-class op
   // (contraction, attention) produced is kept like its inputs, rather than
-  // recomputed by a second matmul (docs/training.md).
+  // recomputed by a second matmul, and so is a reduction's result, rather
+  // than reduced again by a second collective (docs/training.md).
   bool Kept = Train->Recompute != RecomputePolicy::Selective || Outside ||
               isa<InputOp, ParamOp>(V->def()) || Facts.SavesInput.count(V) ||
-              V->def()->savesInputs();
+              V->def()->savesInputs() || isReduction(V);
   if (!Kept)
     return recompute(V);
   if (!isParam(V)) {
