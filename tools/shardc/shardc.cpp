@@ -528,6 +528,45 @@ bool checkUsage() {
   return true;
 }
 
+/// The values enum option \p O takes.
+template <typename T> std::string valuesOf(cl::opt<T> &O) {
+  std::vector<std::string> Names;
+  for (unsigned I = 0; I < O.getParser().getNumOptions(); ++I)
+    Names.push_back(O.getParser().getOption(I).str());
+  return llvm::join(Names, ", ");
+}
+
+/// After a value an enum option does not take (LLVM's message, printed
+/// before, names the option but not its values): the values it does take.
+/// The arguments are read again, as LLVM writes that message to stderr
+/// itself.
+void unknownValueNote(int Argc, char **Argv) {
+  auto Check = [&](llvm::StringRef Name, llvm::StringRef Values) {
+    for (int I = 1; I < Argc; ++I) {
+      llvm::StringRef A(Argv[I]);
+      if (!A.consume_front("--") && !A.consume_front("-"))
+        continue;
+      llvm::StringRef Value, Rest = A;
+      if (Rest.consume_front(Name) && Rest.consume_front("="))
+        Value = Rest;
+      else if (A == Name && I + 1 < Argc)
+        Value = Argv[I + 1];
+      else
+        continue;
+      llvm::SmallVector<llvm::StringRef, 8> Known;
+      Values.split(Known, ", ");
+      if (!llvm::is_contained(Known, Value))
+        llvm::WithColor::note(llvm::errs(), "shardc")
+            << "--" << Name << " takes: " << Values << "\n";
+      return;
+    }
+  };
+  Check("emit", valuesOf(Emit));
+  Check("format", valuesOf(Format));
+  if (Color)
+    Check("color", valuesOf(*Color));
+}
+
 constexpr const char *Overview =
     "shardc: a compiler for cluster cost models\n\n"
     "  Exit codes: 0 success, 1 errors in the input (with "
@@ -552,6 +591,7 @@ int main(int Argc, char **Argv) {
   llvm::raw_string_ostream ParseErrorStream(ParseErrors);
   if (!cl::ParseCommandLineOptions(Argc, Argv, Overview, &ParseErrorStream)) {
     llvm::errs() << ParseErrorStream.str();
+    unknownValueNote(Argc, Argv);
     return ExitUsage;
   }
   applyColorOption();
