@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SplitInput.h"
+#include "StdlibDir.h"
 #include "diag/Diagnostic.h"
 #include "diag/DiagnosticVerifier.h"
 #include "frontend/AST.h"
@@ -174,34 +175,6 @@ struct DriverOptions {
   std::vector<std::string> PrintIRAfter;
   CompileOptions Compile;
 };
-
-/// The stdlib folder, found relative to the running binary (not to the
-/// source tree it was built from), so that an install can be moved and a
-/// build outlives its clone. The build tree has the same layout as an
-/// install (stdlib/CMakeLists.txt). An error when it is missing or unreadable:
-/// shardc is then broken, whatever the input.
-llvm::Expected<std::string> findStdlibDir(const char *Argv0) {
-  static int Anchor; // any symbol of this binary, for getMainExecutable
-  std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, &Anchor);
-  if (Exe.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "cannot find the shardc binary's folder, "
-                                   "where its stdlib is");
-  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Exe));
-  llvm::sys::path::append(Dir, SHARDC_STDLIB_FROM_BIN);
-  llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
-  std::error_code EC;
-  llvm::sys::fs::directory_iterator It(Dir, EC);
-  if (EC) {
-    std::string Msg =
-        "cannot read the stdlib folder '" + Dir.str().str() +
-        "': " + EC.message() + " (shardc looks for it at '" +
-        SHARDC_STDLIB_FROM_BIN +
-        "' from its own folder; reinstall with 'cmake --install')";
-    return llvm::createStringError(EC, Msg.c_str());
-  }
-  return std::string(Dir.str());
-}
 
 DriverOptions readOptions(const std::string &StdlibDir) {
   DriverOptions O;
