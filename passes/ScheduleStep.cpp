@@ -514,9 +514,20 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &D) {
     S.Mfu = ModelAtPeak / (Chips * S.TStep);
     S.Hfu /= S.TStep;
   }
-  for (size_t I = 0; I < CommsPerStep.size(); ++I)
-    if (CommsPerStep[I] > S.CostliestCommsTime) {
-      S.CostliestCommsTime = CommsPerStep[I];
+  // A statement's collectives per step include its recomputation's: a
+  // gather recomputed for the backward runs twice.
+  const ProgramInfo &Info = M->info();
+  std::vector<double> WithRecompute(CommsPerStep);
+  for (size_t I = 0; I < Info.Statements.size(); ++I) {
+    const std::optional<Provenance> &From = Info.Statements[I].From;
+    if (From && From->What == Provenance::Recompute) {
+      WithRecompute[From->Stmt] += WithRecompute[I];
+      WithRecompute[I] = 0;
+    }
+  }
+  for (size_t I = 0; I < WithRecompute.size(); ++I)
+    if (WithRecompute[I] > S.CostliestCommsTime) {
+      S.CostliestCommsTime = WithRecompute[I];
       S.CostliestComms = unsigned(I);
     }
   Compile.Tables.Step = S;
