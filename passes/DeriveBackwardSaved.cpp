@@ -23,13 +23,19 @@ static bool isGather(const Value *V) {
          Axes.without(SrcAxes).empty() && Axes != SrcAxes;
 }
 
-/// A reshard that reduces partial sums (its source has unreduced axes its
-/// result has not): running it again would repeat its AllReduce or
-/// ReduceScatter.
+/// A reshard that only reduces partial sums (its source has unreduced axes
+/// its result has not, and it gathers nothing): running it again would
+/// repeat its AllReduce or ReduceScatter. One that also gathers is
+/// recomputed, as a gather is, rather than stored at its gathered size.
 static bool isReduction(const Value *V) {
   auto *R = dyn_cast<ReshardOp>(V->def());
-  return R &&
-         !R->operand(0)->type().Unreduced.without(V->type().Unreduced).empty();
+  if (!R)
+    return false;
+  const ShardType &Src = R->operand(0)->type(), &T = V->type();
+  // The axes sharding the source's dims that shard nothing in the result.
+  AxisSet Gathered =
+      Src.axesUsed().without(Src.Unreduced).without(T.axesUsed());
+  return !Src.Unreduced.without(T.Unreduced).empty() && Gathered.empty();
 }
 
 /// The block enclosing \p B, if any.
