@@ -427,36 +427,72 @@ int runFile(size_t File, const DriverOptions &O, OutputWriter &Out) {
 
 /// The whole run: compile every input file, write the outputs.
 int runDriver(const DriverOptions &O) {
+  namespace fs = llvm::sys::fs;
+  // A regular file is written to a temporary beside it, renamed over it
+  // when the run ends: it is not emptied while the inputs are read (it may
+  // be one of them, as an import or through stdin). stdout, a device or a
+  // pipe is written in place, as is a file no temporary can sit beside.
+  fs::file_status St;
+  bool InPlace =
+      O.OutputPath == "-" || (!fs::status(O.OutputPath, St) &&
+                              St.type() != fs::file_type::regular_file);
+  std::optional<fs::TempFile> Temp;
+  if (!InPlace) {
+    llvm::Expected<fs::TempFile> T =
+        fs::TempFile::create(O.OutputPath + ".shardc-%%%%%%");
+    if (T)
+      Temp.emplace(std::move(*T));
+    else
+      llvm::consumeError(T.takeError());
+  }
   std::error_code EC;
-  llvm::ToolOutputFile Out(O.OutputPath, EC, llvm::sys::fs::OF_None);
+  std::optional<llvm::ToolOutputFile> Direct;
+  std::optional<llvm::raw_fd_ostream> TempOS;
+  if (Temp)
+    TempOS.emplace(Temp->FD, /*shouldClose=*/false);
+  else
+    Direct.emplace(O.OutputPath, EC, fs::OF_None);
   if (EC) {
     driverError() << "cannot write '" << O.OutputPath << "': " << EC.message()
                   << "\n";
     return ExitUsage;
   }
+  llvm::raw_fd_ostream &OS = Temp ? *TempOS : Direct->os();
+  auto Abandon = [&] {
+    if (Temp)
+      llvm::consumeError(Temp->discard());
+  };
   int Worst = ExitSuccess;
-  OutputWriter Writer(Out.os(), O);
+  OutputWriter Writer(OS, O);
   try {
     for (size_t I = 0; I < O.Inputs.size(); ++I)
       Worst = std::max(Worst, runFile(I, O, Writer));
   } catch (...) {
     // An internal error (main reports it): what was written stays a
-    // well-formed document (-o FILE is removed all the same).
+    // well-formed document (-o FILE is not written all the same).
     Writer.finish();
-    Out.os().flush();
+    OS.flush();
+    Abandon();
     throw;
   }
   Writer.finish();
-  Out.os().flush();
-  if (Out.os().has_error()) {
+  OS.flush();
+  if (OS.has_error()) {
     driverError() << "cannot write '" << O.OutputPath
-                  << "': " << Out.os().error().message() << "\n";
-    Out.os().clear_error();
+                  << "': " << OS.error().message() << "\n";
+    OS.clear_error();
+    Abandon();
     return ExitUsage;
   }
   // Keep the output even after input errors: it holds what compiled, and an
   // -o file that vanishes on error surprises scripts.
-  Out.keep();
+  if (Direct) {
+    Direct->keep();
+  } else if (llvm::Error E = Temp->keep(O.OutputPath)) {
+    driverError() << "cannot write '" << O.OutputPath
+                  << "': " << llvm::toString(std::move(E)) << "\n";
+    return ExitUsage;
+  }
   return Worst;
 }
 
