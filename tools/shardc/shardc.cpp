@@ -11,6 +11,7 @@
 //   3  internal error: an exception or a broken IR invariant (a shardc bug)
 //
 //===----------------------------------------------------------------------===//
+#include "Output.h"
 #include "SplitInput.h"
 #include "StdlibDir.h"
 #include "diag/Diagnostic.h"
@@ -357,42 +358,6 @@ int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
                                                   : ExitInputErrors;
 }
 
-/// Writes each chunk's output as it is produced, straight to the output
-/// stream (a 30,000-op JSON report is tens of MB: nothing holds it in
-/// memory), and what goes around it: in JSON mode the array of entries, one
-/// per file (per chunk under --split-input-file); in text, chunks separated
-/// by `// -----`, and each file under a `==> FILE <==` heading when there
-/// are several. The stream is flushed after each chunk, so a chunk's output
-/// follows its diagnostics on a terminal.
-class OutputWriter {
-public:
-  OutputWriter(llvm::raw_ostream &OS, const DriverOptions &O) : OS(OS), O(O) {
-    if (jsonReport(O))
-      OS << "[\n";
-  }
-  /// The stream for chunk \p Chunk of input file \p File.
-  llvm::raw_ostream &beginChunk(size_t File, size_t Chunk) {
-    if (jsonReport(O)) {
-      OS << (Entries++ ? ",\n" : "");
-    } else if (Chunk > 0) {
-      OS << "// -----\n";
-    } else if (O.Inputs.size() > 1) {
-      OS << (File ? "\n" : "") << "==> " << O.Inputs[File] << " <==\n";
-    }
-    return OS;
-  }
-  void endChunk() { OS.flush(); }
-  void finish() {
-    if (jsonReport(O))
-      OS << "\n]\n";
-  }
-
-private:
-  llvm::raw_ostream &OS;
-  const DriverOptions &O;
-  size_t Entries = 0;
-};
-
 /// Compiles input file \p File (each chunk of it, with --split-input-file)
 /// and writes what each chunk prints to \p Out. Returns the worst exit code.
 int runFile(size_t File, const DriverOptions &O, OutputWriter &Out) {
@@ -427,43 +392,11 @@ int runFile(size_t File, const DriverOptions &O, OutputWriter &Out) {
 
 /// The whole run: compile every input file, write the outputs.
 int runDriver(const DriverOptions &O) {
-  namespace fs = llvm::sys::fs;
-  // A regular file is written to a temporary beside it, renamed over it
-  // when the run ends: it is not emptied while the inputs are read (it may
-  // be one of them, as an import or through stdin). stdout, a device or a
-  // pipe is written in place, as is a file no temporary can sit beside.
-  fs::file_status St;
-  bool InPlace =
-      O.OutputPath == "-" || (!fs::status(O.OutputPath, St) &&
-                              St.type() != fs::file_type::regular_file);
-  std::optional<fs::TempFile> Temp;
-  if (!InPlace) {
-    llvm::Expected<fs::TempFile> T =
-        fs::TempFile::create(O.OutputPath + ".shardc-%%%%%%");
-    if (T)
-      Temp.emplace(std::move(*T));
-    else
-      llvm::consumeError(T.takeError());
-  }
-  std::error_code EC;
-  std::optional<llvm::ToolOutputFile> Direct;
-  std::optional<llvm::raw_fd_ostream> TempOS;
-  if (Temp)
-    TempOS.emplace(Temp->FD, /*shouldClose=*/false);
-  else
-    Direct.emplace(O.OutputPath, EC, fs::OF_None);
-  if (EC) {
-    driverError() << "cannot write '" << O.OutputPath << "': " << EC.message()
-                  << "\n";
+  OutputTarget Out;
+  if (!Out.open(O.OutputPath))
     return ExitUsage;
-  }
-  llvm::raw_fd_ostream &OS = Temp ? *TempOS : Direct->os();
-  auto Abandon = [&] {
-    if (Temp)
-      llvm::consumeError(Temp->discard());
-  };
   int Worst = ExitSuccess;
-  OutputWriter Writer(OS, O);
+  OutputWriter Writer(Out.os(), jsonReport(O), O.Inputs);
   try {
     for (size_t I = 0; I < O.Inputs.size(); ++I)
       Worst = std::max(Worst, runFile(I, O, Writer));
@@ -471,29 +404,13 @@ int runDriver(const DriverOptions &O) {
     // An internal error (main reports it): what was written stays a
     // well-formed document (-o FILE is not written all the same).
     Writer.finish();
-    OS.flush();
-    Abandon();
+    Out.abandon();
     throw;
   }
   Writer.finish();
-  OS.flush();
-  if (OS.has_error()) {
-    driverError() << "cannot write '" << O.OutputPath
-                  << "': " << OS.error().message() << "\n";
-    OS.clear_error();
-    Abandon();
-    return ExitUsage;
-  }
-  // Keep the output even after input errors: it holds what compiled, and an
-  // -o file that vanishes on error surprises scripts.
-  if (Direct) {
-    Direct->keep();
-  } else if (llvm::Error E = Temp->keep(O.OutputPath)) {
-    driverError() << "cannot write '" << O.OutputPath
-                  << "': " << llvm::toString(std::move(E)) << "\n";
-    return ExitUsage;
-  }
-  return Worst;
+  // Kept even after input errors: it holds what compiled, and an -o file
+  // that vanishes on error surprises scripts.
+  return Out.commit() ? Worst : ExitUsage;
 }
 
 /// What the option parser cannot check on its own. Returns false after
