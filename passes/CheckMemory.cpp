@@ -69,6 +69,13 @@ std::string shrinkHint(MemoryTerm T, const TrainConfig &C) {
   llvm_unreachable("every memory term has a hint");
 }
 
+/// The top-level op \p O is, or is nested in.
+const Op *topLevel(const Op *O) {
+  while (O->parent() && O->parent()->parentOp())
+    O = O->parent()->parentOp();
+  return O;
+}
+
 /// How many copies of a value or param the first stage of a pipeline
 /// holds: all before the pipelined repeat, 1/p of those in it, none after.
 class StageShare {
@@ -109,13 +116,6 @@ public:
   }
 
 private:
-  /// The top-level op \p O is, or is nested in.
-  static const Op *topLevel(const Op *O) {
-    while (O->parent() && O->parent()->parentOp())
-      O = O->parent()->parentOp();
-    return O;
-  }
-
   int64_t Stages;
   const Block *Top;
   std::optional<size_t> Pipelined;
@@ -188,10 +188,7 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   auto OnLastStageOnly = [&](const Op &O) {
     if (Pipelined.size() < 2)
       return false;
-    const Op *Top = &O;
-    while (Top->parent() && Top->parent()->parentOp())
-      Top = Top->parent()->parentOp();
-    size_t I = TopIndex.lookup(Top);
+    size_t I = TopIndex.lookup(topLevel(&O));
     return I > Pipelined[0] && I < Pipelined[1];
   };
   walk(M.body(), [&](const Op &O) {
