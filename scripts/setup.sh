@@ -8,6 +8,7 @@ PACKAGES=(
   antlr4 default-jre-headless libantlr4-runtime-dev
   llvm-14-dev llvm-14-tools
   libfmt-dev googletest libgtest-dev
+  libmimalloc-dev
   python3 python3-jsonschema
   clang-14 libclang-rt-14-dev clang-format-14
 )
