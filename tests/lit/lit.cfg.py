@@ -33,6 +33,9 @@ config.environment.pop("TERM", None)
 if os.geteuid() != 0:
     config.available_features.add("non-root-user")
 
+# Builds whose driver is linked with mimalloc (CMake's SHARDC_MIMALLOC).
+if config.shardc_mimalloc.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("mimalloc")
 config.substitutions.append(
     ("%shardc", os.path.join(config.shardc_tools_dir, "shardc")))
 # The build's copy of the stdlib (build/share/shardc/stdlib), which shardc

@@ -14,6 +14,7 @@
 #include "Output.h"
 #include "SplitInput.h"
 #include "StdlibDir.h"
+#include "Version.h"
 #include "diag/Diagnostic.h"
 #include "diag/DiagnosticVerifier.h"
 #include "frontend/AST.h"
@@ -37,9 +38,6 @@
 #include <algorithm>
 #include <exception>
 #include <optional>
-#if SHARDC_MIMALLOC
-#include <mimalloc.h>
-#endif
 
 using namespace shardc;
 namespace cl = llvm::cl;
@@ -506,27 +504,13 @@ constexpr const char *Overview =
 /// limits, but the bound assumes more stack than a main thread may have.
 constexpr unsigned CompileStackBytes = 64u << 20;
 
-/// The allocator the process runs on, for --version: a user comparing
-/// timings can see whether the build has mimalloc (SHARDC_MIMALLOC).
-std::string allocatorName() {
-#if SHARDC_MIMALLOC
-  int V = mi_version();
-  return fmt::format("allocator: mimalloc {}.{}.{}", V / 100, V / 10 % 10,
-                     V % 10);
-#else
-  return "allocator: system malloc";
-#endif
-}
-
 } // namespace
 
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
   registerColorOption();
   cl::HideUnrelatedOptions(ShardcCategory);
-  cl::SetVersionPrinter([](llvm::raw_ostream &OS) {
-    OS << "shardc " << SHARDC_VERSION << "\n" << allocatorName() << "\n";
-  });
+  cl::SetVersionPrinter(printVersion);
   // Parse failures return here instead of exiting with 1, which is the code
   // for errors in the input.
   std::string ParseErrors;
