@@ -14,6 +14,45 @@ static bool differsInCaseOnly(llvm::StringRef Name, llvm::StringRef C) {
   return Name.equals_insensitive(C) && Name != C;
 }
 
+/// Whether \p Short abbreviates \p Long: the same first letter and the rest
+/// of its letters in order (`hbm_bw` of `hbm_bandwidth`).
+static bool abbreviates(llvm::StringRef Short, llvm::StringRef Long) {
+  if (Short.empty() || Long.empty() || Short[0] != Long[0])
+    return false;
+  size_t I = 0;
+  for (char C : Long)
+    if (I < Short.size() && C == Short[I])
+      ++I;
+  return I == Short.size();
+}
+
+/// The longest candidate that abbreviates \p Name or that \p Name
+/// abbreviates, when no candidate is a few edits away: the long form of an
+/// abbreviated name is many edits from it. Abbreviations of under three
+/// letters match too much to be a suggestion.
+static std::optional<std::string>
+closestAbbreviation(llvm::StringRef Name,
+                    llvm::ArrayRef<std::string> Candidates) {
+  constexpr size_t MinAbbreviation = 3;
+  std::optional<std::string> Result;
+  size_t BestLength = 0;
+  for (const std::string &C : Candidates) {
+    llvm::StringRef Short = C.size() < Name.size() ? llvm::StringRef(C) : Name;
+    llvm::StringRef Long = C.size() < Name.size() ? Name : llvm::StringRef(C);
+    if (Short.size() < MinAbbreviation || Short == Long ||
+        !abbreviates(Short, Long))
+      continue;
+    // The longest match; equal ones, the alphabetically first (a symbol
+    // table's hash order must not choose).
+    if (Short.size() > BestLength ||
+        (Short.size() == BestLength && C < *Result)) {
+      BestLength = Short.size();
+      Result = C;
+    }
+  }
+  return Result;
+}
+
 std::optional<std::string>
 shardc::closestName(llvm::StringRef Name,
                     llvm::ArrayRef<std::string> Candidates) {
@@ -49,5 +88,5 @@ shardc::closestName(llvm::StringRef Name,
       Result = C;
     }
   }
-  return Result;
+  return Result ? Result : closestAbbreviation(Name, Candidates);
 }

@@ -380,6 +380,9 @@ bool Sema::chooseMesh(llvm::SMRange At) {
       Diags.report(At, diag::NoMesh);
   } else if (At.Start.isValid()) {
     Diags.report(At, diag::AmbiguousMesh, llvm::join(MeshNames, ", "));
+    for (const std::string &Name : MeshNames)
+      if (const Symbol *S = lookup(Name))
+        Diags.report(S->Range, diag::MeshDeclaredHere, Name);
   }
   if (!Mesh)
     return false;

@@ -44,6 +44,11 @@ std::optional<Quantity> Sema::evalNumber(const Expr &E) {
       Diags.report(E.UnitRange, diag::UnknownUnitSuggest, Written, *Best);
     else
       Diags.report(E.UnitRange, diag::UnknownUnit, Written);
+    // `2 layers`: a number followed by a name reads as a unit.
+    if (const Symbol *S = E.Per.empty() ? lookup(E.Unit) : nullptr;
+        S && (S->Kind == SymKind::Let || S->Kind == SymKind::Dim))
+      Diags.report(E.UnitRange, diag::UnitIsAName, E.Unit,
+                   S->Kind == SymKind::Let ? "let" : "dim", E.Text);
     return std::nullopt;
   }
   Quantity Out;

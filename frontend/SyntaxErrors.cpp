@@ -13,6 +13,7 @@
 #include "frontend/Lexer.h"
 #include "frontend/ParserSupport.h"
 #include <cstring>
+#include <fmt/format.h>
 
 using namespace shardc;
 using P = shardgen::ShardParser;
@@ -104,6 +105,27 @@ bool isNoViableAlt(std::exception_ptr E) {
   return false;
 }
 
+/// Whether ANTLR's message \p Msg names ';' among what it expected.
+bool expectsSemicolon(llvm::StringRef Msg) {
+  if (Msg.startswith("missing ';'"))
+    return true;
+  size_t Expecting = Msg.find(" expecting ");
+  return Expecting != llvm::StringRef::npos &&
+         Msg.find("';'", Expecting) != llvm::StringRef::npos;
+}
+
+/// The default-channel token before \p T, if it is still buffered.
+antlr4::Token *tokenBefore(antlr4::Recognizer *R, antlr4::Token *T) {
+  size_t I = T->getTokenIndex();
+  if (I == 0 || I == INVALID_INDEX)
+    return nullptr;
+  try {
+    return static_cast<antlr4::Parser *>(R)->getTokenStream()->get(I - 1);
+  } catch (antlr4::IndexOutOfBoundsException &) {
+    return nullptr;
+  }
+}
+
 } // namespace
 
 void SyntaxErrorListener::syntaxError(antlr4::Recognizer *R, antlr4::Token *Bad,
@@ -137,6 +159,18 @@ void SyntaxErrorListener::report(antlr4::Recognizer *R, antlr4::Token *Bad,
   // decision's start to the bad one, glued without their spaces
   // (`'tensrx'`): only the bad one is unexpected.
   if (!isNoViableAlt(E)) {
+    // A ';' forgotten at the end of a line: the mistake is where the line
+    // ends, not at the next line's first token.
+    antlr4::Token *Prev = expectsSemicolon(Msg) ? tokenBefore(R, Bad) : nullptr;
+    if (Prev && Bad->getLine() > Prev->getLine()) {
+      std::string Next = Bad->getType() == antlr4::Token::EOF
+                             ? "the file ends there"
+                             : fmt::format("the next token, {}, is on line {}",
+                                           display(Text, Bad), Bad->getLine());
+      Diags.report(Text.range(Prev).End, diag::MissingSemicolon,
+                   display(Text, Prev), Next);
+      return;
+    }
     Diags.report(Text.range(Bad), diag::SyntaxError, reword(Msg));
     return;
   }

@@ -41,4 +41,22 @@ TEST(Suggest, TiesGoToTheShorterThenTheFirstName) {
   EXPECT_THAT(closestName("abcd", {"abcf", "abce"}), Optional(Eq("abce")));
 }
 
+TEST(Suggest, AnAbbreviationWhenNoNameIsAFewEditsAway) {
+  // 'hbm_bandwidth' is seven edits from 'hbm_bw', which abbreviates it; the
+  // longest abbreviation wins over 'hbm'.
+  EXPECT_THAT(closestName("hbm_bandwidth", {"hbm", "hbm_bw", "hbm_efficiency"}),
+              Optional(Eq("hbm_bw")));
+  // The other way round: the name abbreviates a candidate.
+  EXPECT_THAT(closestName("mm_eff", {"matmul_efficiency", "hbm_efficiency"}),
+              Optional(Eq("matmul_efficiency")));
+  // A close edit still wins over an abbreviation.
+  EXPECT_THAT(closestName("hbm_bx", {"hbm_bw", "hbm_bxyzzy"}),
+              Optional(Eq("hbm_bw")));
+}
+
+TEST(Suggest, NoAbbreviationOfUnderThreeLettersOrAnotherFirstLetter) {
+  EXPECT_EQ(closestName("hidden_size", {"hs", "layers"}), std::nullopt);
+  EXPECT_EQ(closestName("bandwidth", {"hbm_bw"}), std::nullopt);
+}
+
 } // namespace
