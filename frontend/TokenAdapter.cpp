@@ -26,10 +26,6 @@ std::string ShardToken::getText() const {
   return Source->buffer().substr(L.Offset, L.Length).str();
 }
 
-size_t ShardToken::getType() const {
-  return L.Kind == tok::EndOfFile ? size_t(EOF) : size_t(L.Kind);
-}
-
 antlr4::TokenSource *ShardToken::getTokenSource() const { return Source; }
 
 std::string ShardToken::toString() const {
@@ -69,6 +65,12 @@ antlr4::Token *ItemTokenStream::LT(ssize_t K) {
 }
 
 size_t ItemTokenStream::LA(ssize_t I) {
+  // LA(1), the parser's most frequent call, without LT's cases.
+  if (LLVM_LIKELY(I == 1)) {
+    if (P >= End)
+      fill(P);
+    return at(std::min(P, End - 1)).type();
+  }
   antlr4::Token *T = LT(I);
   return T ? T->getType() : antlr4::Token::INVALID_TYPE;
 }

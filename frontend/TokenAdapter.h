@@ -34,7 +34,11 @@ public:
       : Source(Source), L(L) {}
 
   std::string getText() const override;
-  size_t getType() const override;
+  size_t getType() const override { return type(); }
+  /// getType() without the virtual call, for the token stream's LA(1).
+  size_t type() const {
+    return L.Kind == tok::EndOfFile ? size_t(EOF) : size_t(L.Kind);
+  }
   size_t getLine() const override { return L.Line; }
   size_t getCharPositionInLine() const override { return L.Column; }
   size_t getChannel() const override {
