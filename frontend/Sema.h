@@ -92,6 +92,8 @@ private:
   std::optional<DType> chooseDType(const Property &P, const PropValue &V,
                                    bool AllowNone, bool &None);
   bool chooseMesh(llvm::SMRange At);
+  void reportDimRepeated(llvm::SMRange R, const TensorDim &First,
+                         const TensorDim &Again);
 
   // Sharded types (SemaTypes.cpp).
   std::optional<ShardType> resolveType(const TensorTypeAST &T, bool NeedDType);

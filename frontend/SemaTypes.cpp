@@ -211,6 +211,27 @@ static void axisRanges(const IndexAST &I, size_t SubStart,
   }
 }
 
+/// A dim written twice in one type: the hint spells the one index over both
+/// occurrences' axes (`D_X, ..., D_Y` -> `D_{X,Y}`), or over the mesh's
+/// first two axes when they name none, and a second dim's name not taken.
+void Sema::reportDimRepeated(llvm::SMRange R, const TensorDim &First,
+                             const TensorDim &Again) {
+  const std::string &Name = Info->Names.Dims[Again.Id];
+  std::vector<std::string> Axes;
+  for (const AxisList *L : {&First.Axes, &Again.Axes})
+    for (AxisId A : *L)
+      Axes.push_back(Mesh->Axes[A].Name);
+  for (size_t A = 0; Mesh && Axes.size() < 2 && A < Mesh->Axes.size(); ++A)
+    if (!llvm::is_contained(Axes, Mesh->Axes[A].Name))
+      Axes.push_back(Mesh->Axes[A].Name);
+  std::string Joined =
+      Axes.size() < 2 ? Name : Name + "_{" + llvm::join(Axes, ",") + "}";
+  std::string Second = Name + "2";
+  for (int N = 3; lookup(Second); ++N)
+    Second = Name + std::to_string(N);
+  typeError(R, diag::DimRepeated, Name, Joined, Second);
+}
+
 std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
                                            bool NeedDType) {
   ShardType S;
@@ -233,8 +254,8 @@ std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
     TensorDim D;
     if (!resolveIndex(I, D))
       return std::nullopt;
-    if (S.dimIndex(D.Id)) {
-      typeError(I.Range, diag::DimRepeated, Info->Names.Dims[D.Id]);
+    if (std::optional<unsigned> Prev = S.dimIndex(D.Id)) {
+      reportDimRepeated(I.Range, S.Dims[*Prev], D);
       return std::nullopt;
     }
     if (__builtin_mul_overflow(Elements, D.Size, &Elements) ||
