@@ -26,27 +26,27 @@ static bool abbreviates(llvm::StringRef Short, llvm::StringRef Long) {
   return I == Short.size();
 }
 
-/// The longest candidate that abbreviates \p Name or that \p Name
-/// abbreviates, when no candidate is a few edits away: the long form of an
-/// abbreviated name is many edits from it. Abbreviations of under three
-/// letters match too much to be a suggestion.
+/// The candidate that abbreviates \p Name or that \p Name abbreviates, the
+/// nearest in length (`hbm_bw` over `hbm` for `hbm_bandwidth`); equally
+/// near ones, the alphabetically first (a symbol table's hash order must not
+/// choose). Abbreviations of under three letters match too much.
 static std::optional<std::string>
 closestAbbreviation(llvm::StringRef Name,
                     llvm::ArrayRef<std::string> Candidates) {
   constexpr size_t MinAbbreviation = 3;
   std::optional<std::string> Result;
-  size_t BestLength = 0;
+  size_t BestShort = 0, BestLong = 1;
   for (const std::string &C : Candidates) {
     llvm::StringRef Short = C.size() < Name.size() ? llvm::StringRef(C) : Name;
     llvm::StringRef Long = C.size() < Name.size() ? Name : llvm::StringRef(C);
     if (Short.size() < MinAbbreviation || Short == Long ||
         !abbreviates(Short, Long))
       continue;
-    // The longest match; equal ones, the alphabetically first (a symbol
-    // table's hash order must not choose).
-    if (Short.size() > BestLength ||
-        (Short.size() == BestLength && C < *Result)) {
-      BestLength = Short.size();
+    // Nearer in length: a larger Short / Long (compared multiplied out).
+    size_t Mine = Short.size() * BestLong, Best = BestShort * Long.size();
+    if (Mine > Best || (Mine == Best && Result && C < *Result)) {
+      BestShort = Short.size();
+      BestLong = Long.size();
       Result = C;
     }
   }
@@ -88,5 +88,15 @@ shardc::closestName(llvm::StringRef Name,
       Result = C;
     }
   }
-  return Result ? Result : closestAbbreviation(Name, Candidates);
+  return Result;
+}
+
+std::optional<std::string>
+shardc::closestNameOrAbbreviation(llvm::StringRef Name,
+                                  llvm::ArrayRef<std::string> Candidates) {
+  if (std::optional<std::string> Close = closestName(Name, Candidates))
+    return Close;
+  if (Name.size() > MaxSuggestedLength)
+    return std::nullopt;
+  return closestAbbreviation(Name, Candidates);
 }

@@ -20,6 +20,14 @@ namespace shardc {
 std::optional<std::string> closestName(llvm::StringRef Name,
                                        llvm::ArrayRef<std::string> Candidates);
 
+/// closestName, or else the candidate \p Name abbreviates or is an
+/// abbreviation of (`hbm_bandwidth` for `hbm_bw`): for a fixed vocabulary
+/// of abbreviated names, such as a block's properties. Not for declared names
+/// or keywords, where any word with the right letters would match.
+std::optional<std::string>
+closestNameOrAbbreviation(llvm::StringRef Name,
+                          llvm::ArrayRef<std::string> Candidates);
+
 } // namespace shardc
 
 #endif // SHARDC_DIAG_SUGGEST_H

@@ -62,7 +62,9 @@ private:
   DiagnosticEngine &Diags;
   const SourceText &Text;
   bool Failed = false;
-  size_t LastLine = 0;
+  /// The line of the last error reported, and a second line it covers (the
+  /// line a missing ';' made unreadable, or 0).
+  size_t LastLine = 0, AlsoCovered = 0;
 };
 
 } // namespace shardc

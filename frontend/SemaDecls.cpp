@@ -37,7 +37,7 @@ bool Sema::checkProps(const std::vector<Property> &Ps, PropOwner O,
       continue;
     const PropSchema *S = findSchema(O, Name);
     if (!S) {
-      if (auto Best = closestName(Name, schemaNames(O)))
+      if (auto Best = closestNameOrAbbreviation(Name, schemaNames(O)))
         Diags.report(Prop.Name.Range, diag::UnknownPropertySuggest, Name, What,
                      *Best);
       else {

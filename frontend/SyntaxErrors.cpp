@@ -105,12 +105,15 @@ bool isNoViableAlt(std::exception_ptr E) {
   return false;
 }
 
-/// Whether ANTLR's message \p Msg names ';' among what it expected.
+/// Whether ANTLR's message \p Msg says ';' was missing, or found another
+/// token where ';' was among those expected. (Not "extraneous input": then
+/// ANTLR has found the bad token itself to be the mistake.)
 bool expectsSemicolon(llvm::StringRef Msg) {
   if (Msg.startswith("missing ';'"))
     return true;
   size_t Expecting = Msg.find(" expecting ");
-  return Expecting != llvm::StringRef::npos &&
+  return Msg.startswith("mismatched input ") &&
+         Expecting != llvm::StringRef::npos &&
          Msg.find("';'", Expecting) != llvm::StringRef::npos;
 }
 
@@ -126,6 +129,29 @@ antlr4::Token *tokenBefore(antlr4::Recognizer *R, antlr4::Token *T) {
   }
 }
 
+/// A ';' forgotten at the end of a line: the token it belongs after (on an
+/// earlier line than the error) and the first token of the next line. Null
+/// when the error is not one. `hbm = 80` with the ';' missing, then
+/// `hbm_bw = ...` on the next line, reads `80 hbm_bw` as a number with a
+/// unit: the ';' belongs after the number.
+std::pair<antlr4::Token *, antlr4::Token *>
+missingSemicolon(antlr4::Recognizer *R, antlr4::Token *Bad,
+                 const std::string &Msg, std::exception_ptr E) {
+  if (isNoViableAlt(E) || !expectsSemicolon(Msg))
+    return {};
+  antlr4::Token *Prev = tokenBefore(R, Bad);
+  if (!Prev)
+    return {};
+  if (Bad->getLine() > Prev->getLine())
+    return {Prev, Bad};
+  antlr4::Token *Number =
+      Prev->getType() == P::ID ? tokenBefore(R, Prev) : nullptr;
+  if (Number && Number->getType() == P::NUMBER &&
+      Prev->getLine() > Number->getLine())
+    return {Number, Prev};
+  return {};
+}
+
 } // namespace
 
 void SyntaxErrorListener::syntaxError(antlr4::Recognizer *R, antlr4::Token *Bad,
@@ -133,10 +159,27 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer *R, antlr4::Token *Bad,
                                       const std::string &Msg,
                                       std::exception_ptr E) {
   Failed = true;
-  if (Line == LastLine)
+  // One error a line: the line it is reported on (a missing ';' is reported
+  // on the line before the bad token).
+  auto [After, Next] = missingSemicolon(R, Bad, Msg, E);
+  size_t At = After ? After->getLine() : Line;
+  if (At == LastLine || Line == AlsoCovered)
     return;
-  LastLine = Line;
-  report(R, Bad, Msg, E);
+  LastLine = At;
+  // The next line read as a unit (`80 hbm_bw`) leaves the parser lost for the
+  // rest of it; after a plain missing ';' it reads the next line as written,
+  // so errors there are real.
+  AlsoCovered = After && Next->getLine() == Line && Next != Bad ? Line : 0;
+  if (After) {
+    std::string Where = Next->getType() == antlr4::Token::EOF
+                            ? "no token follows"
+                            : fmt::format("the next token, {}, is on line {}",
+                                          display(Text, Next), Next->getLine());
+    Diags.report(Text.range(After).End, diag::MissingSemicolon,
+                 display(Text, After), Where);
+  } else {
+    report(R, Bad, Msg, E);
+  }
   if (Diags.shouldStop())
     throw StopParsing();
 }
@@ -159,18 +202,6 @@ void SyntaxErrorListener::report(antlr4::Recognizer *R, antlr4::Token *Bad,
   // decision's start to the bad one, glued without their spaces
   // (`'tensrx'`): only the bad one is unexpected.
   if (!isNoViableAlt(E)) {
-    // A ';' forgotten at the end of a line: the mistake is where the line
-    // ends, not at the next line's first token.
-    antlr4::Token *Prev = expectsSemicolon(Msg) ? tokenBefore(R, Bad) : nullptr;
-    if (Prev && Bad->getLine() > Prev->getLine()) {
-      std::string Next = Bad->getType() == antlr4::Token::EOF
-                             ? "the file ends there"
-                             : fmt::format("the next token, {}, is on line {}",
-                                           display(Text, Bad), Bad->getLine());
-      Diags.report(Text.range(Prev).End, diag::MissingSemicolon,
-                   display(Text, Prev), Next);
-      return;
-    }
     Diags.report(Text.range(Bad), diag::SyntaxError, reword(Msg));
     return;
   }

@@ -43,20 +43,31 @@ TEST(Suggest, TiesGoToTheShorterThenTheFirstName) {
 
 TEST(Suggest, AnAbbreviationWhenNoNameIsAFewEditsAway) {
   // 'hbm_bandwidth' is seven edits from 'hbm_bw', which abbreviates it; the
-  // longest abbreviation wins over 'hbm'.
-  EXPECT_THAT(closestName("hbm_bandwidth", {"hbm", "hbm_bw", "hbm_efficiency"}),
+  // nearest in length wins over 'hbm'.
+  EXPECT_THAT(closestNameOrAbbreviation("hbm_bandwidth",
+                                        {"hbm", "hbm_bw", "hbm_efficiency"}),
               Optional(Eq("hbm_bw")));
-  // The other way round: the name abbreviates a candidate.
-  EXPECT_THAT(closestName("mm_eff", {"matmul_efficiency", "hbm_efficiency"}),
-              Optional(Eq("matmul_efficiency")));
+  // The other way round: the name abbreviates a candidate; of two it
+  // abbreviates, the nearer in length.
+  EXPECT_THAT(closestNameOrAbbreviation(
+                  "mm_eff", {"matmul_efficiency", "mm_effective", "hbm_bw"}),
+              Optional(Eq("mm_effective")));
   // A close edit still wins over an abbreviation.
-  EXPECT_THAT(closestName("hbm_bx", {"hbm_bw", "hbm_bxyzzy"}),
+  EXPECT_THAT(closestNameOrAbbreviation("hbm_bx", {"hbm_bw", "hbm_bxyzzy"}),
               Optional(Eq("hbm_bw")));
 }
 
 TEST(Suggest, NoAbbreviationOfUnderThreeLettersOrAnotherFirstLetter) {
-  EXPECT_EQ(closestName("hidden_size", {"hs", "layers"}), std::nullopt);
-  EXPECT_EQ(closestName("bandwidth", {"hbm_bw"}), std::nullopt);
+  EXPECT_EQ(closestNameOrAbbreviation("hidden_size", {"hs", "layers"}),
+            std::nullopt);
+  EXPECT_EQ(closestNameOrAbbreviation("bandwidth", {"hbm_bw"}), std::nullopt);
+}
+
+TEST(Suggest, PlainClosestNameTakesNoAbbreviation) {
+  // Declared names and keywords: 'chip_count' is not a misspelt 'chip', nor
+  // 'act' an 'attn_out_concat'.
+  EXPECT_EQ(closestName("chip_count", {"chip", "tensor", "dim"}), std::nullopt);
+  EXPECT_EQ(closestName("act", {"attn_out_concat"}), std::nullopt);
 }
 
 } // namespace
