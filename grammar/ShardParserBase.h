@@ -8,7 +8,10 @@
 // cast across the runtime's shared library compares type names with strcmp
 // (about 5% of a large compile, bench/README.md). Later runtimes made the
 // same change (a static downCast). Every context of this parser is a
-// ParserRuleContext, so the static cast is exact.
+// ParserRuleContext, so the static cast is exact. (The rarer paths keep the
+// runtime's casts: `expr`, a left-recursive rule, exits through
+// unrollRecursionContexts, and labelled alternatives go through
+// enterOuterAlt.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_GRAMMAR_SHARDPARSERBASE_H
