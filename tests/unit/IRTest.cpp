@@ -14,7 +14,8 @@ std::unique_ptr<Module> emptyModule() {
   Info->Names.Dims = {"B"};
   Info->Names.Axes = {"X"};
   Info->Files = {"", "t.shard"};
-  Info->Statements.push_back({"x", {}, OpKind::Input, 1});
+  Info->Statements.push_back(
+      {"x", {}, OpKind::Input, 1, Phase::Forward, std::nullopt});
   auto Cluster = std::make_shared<ClusterSpec>();
   Cluster->Name = "K";
   LevelSpec L;

@@ -114,10 +114,11 @@ struct Piece {
 
 Piece randomPiece(testgen::SplitMix64 &C, unsigned Depth) {
   unsigned K = unsigned(C.between(0, Depth > 2 ? 1 : 3));
-  Piece P{K == 0   ? Piece::Compute
-          : K == 1 ? Piece::Sync
-          : K == 2 ? Piece::Seq
-                   : Piece::Rep};
+  Piece P;
+  P.Kind = K == 0   ? Piece::Compute
+           : K == 1 ? Piece::Sync
+           : K == 2 ? Piece::Seq
+                    : Piece::Rep;
   P.Time = double(C.between(0, 20)) / 4;
   if (P.Kind == Piece::Seq)
     for (unsigned I = 0, E = unsigned(C.between(1, 5)); I < E; ++I)
@@ -233,10 +234,12 @@ TEST(Pipeline, SlicesRespectTheirInputsAndStages) {
   };
   for (const PipelineSlice &S : R.Slices) {
     unsigned Q = S.Chunk * 4 + S.Stage;
-    if (!S.Backward && Q > 0)
+    if (!S.Backward && Q > 0) {
       EXPECT_GE(S.Start, End(Q - 1, S.Microbatch, false) - 1e-12);
-    if (S.Backward && Q + 1 < 8)
+    }
+    if (S.Backward && Q + 1 < 8) {
       EXPECT_GE(S.Start, End(Q + 1, S.Microbatch, true) - 1e-12);
+    }
   }
   std::vector<double> Free(4, 0);
   for (const PipelineSlice &S : R.Slices) { // per stage in its order

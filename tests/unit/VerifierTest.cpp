@@ -24,7 +24,8 @@ protected:
     auto Info = std::make_shared<ProgramInfo>();
     Info->Names.Dims = {"B", "D", "F"};
     Info->Names.Axes = {"X", "Y"};
-    Info->Statements.push_back({"s", {}, OpKind::Input, 1});
+    Info->Statements.push_back(
+        {"s", {}, OpKind::Input, 1, Phase::Forward, std::nullopt});
     auto Cluster = std::make_shared<ClusterSpec>();
     Cluster->Name = "K";
     LevelSpec L;
