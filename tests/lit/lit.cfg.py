@@ -36,8 +36,14 @@ if os.geteuid() != 0:
 # Builds whose driver is linked with mimalloc (CMake's SHARDC_MIMALLOC).
 if config.shardc_mimalloc.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("mimalloc")
+# The binary's path, for tests that copy it (before %shardc, a prefix of it).
 config.substitutions.append(
-    ("%shardc", os.path.join(config.shardc_tools_dir, "shardc")))
+    ("%shardc-bin", os.path.join(config.shardc_tools_dir, "shardc")))
+config.substitutions.append(
+    ("%shardc",
+     # Every test runs the IR verifier after each pass, whatever the build's
+     # default (on only in Debug builds).
+     os.path.join(config.shardc_tools_dir, "shardc") + " --verify-each"))
 # The build's copy of the stdlib (build/share/shardc/stdlib), which shardc
 # finds next to its binary and names by its real path.
 config.substitutions.append(

@@ -104,9 +104,11 @@ constexpr bool VerifyEachDefault = true;
 #else
 constexpr bool VerifyEachDefault = false;
 #endif
+// ZeroOrMore: lit's %shardc passes --verify-each, and a test may pass it
+// again (the last occurrence wins).
 cl::opt<bool> VerifyEach("verify-each", cl::init(VerifyEachDefault),
                          cl::desc("Run the IR verifier after every pass"),
-                         cl::cat(ShardcCategory));
+                         cl::ZeroOrMore, cl::cat(ShardcCategory));
 cl::list<std::string> PrintIRAfter(
     "print-ir-after", cl::CommaSeparated,
     cl::desc("Print the IR after the named passes ('all' for every pass, "
