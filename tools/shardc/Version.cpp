@@ -8,18 +8,16 @@
 
 using namespace shardc;
 
+#if SHARDC_MIMALLOC
 /// Whether mimalloc serves this process's allocations: linked in, and not
 /// displaced by an allocator that binds first (a sanitizer's, LD_PRELOAD).
 static bool mimallocInUse() {
-#if SHARDC_MIMALLOC
   void *P = ::operator new(64);
   bool InUse = mi_is_in_heap_region(P);
   ::operator delete(P);
   return InUse;
-#else
-  return false;
-#endif
 }
+#endif
 
 void shardc::printVersion(llvm::raw_ostream &OS) {
   OS << "shardc " << SHARDC_VERSION << "\n";
