@@ -146,6 +146,11 @@ struct MemorySummary {
   /// Microbatches whose activations are held (interleaving makes it
   /// fractional: COST-MODEL.md §7).
   double InFlight = 1;
+  /// The stage these bytes are of, of how many: with a pipeline, the
+  /// heavier of the first and the last.
+  int64_t Stage = 0, Stages = 1;
+  /// With a pipeline, the other end's total.
+  double OtherEndTotal = 0;
 };
 
 /// A forward value one microbatch keeps for its backward (derive-backward).

@@ -15,6 +15,7 @@
 #include "ir/Format.h"
 #include "passes/Pipeline.h"
 #include "llvm/ADT/DenseSet.h"
+#include <fmt/format.h>
 
 using namespace shardc;
 
@@ -76,12 +77,18 @@ const Op *topLevel(const Op *O) {
   return O;
 }
 
-/// How many copies of a value or param the first stage of a pipeline
-/// holds: all before the pipelined repeat, 1/p of those in it, none after.
+/// The two ends of a pipeline, whose memory per chip is checked: the
+/// middle stages hold no more than the first (fewer microbatches in
+/// flight, no embedding) nor than the last (no head).
+enum class StageEnd { First, Last };
+
+/// How many copies of a value or param one end of a pipeline holds: the
+/// first stage all that comes before the pipelined repeat, the last all
+/// that comes after it, and each 1/p of the repeat's.
 class StageShare {
 public:
-  StageShare(const Module &Program, int64_t Stages)
-      : Stages(Stages), Top(&Program.body()) {
+  StageShare(const Module &Program, int64_t Stages, StageEnd End)
+      : Stages(Stages), End(End), Top(&Program.body()) {
     for (size_t I = 0; I < Top->ops().size(); ++I) {
       const Op *O = Top->ops()[I].get();
       Index[O] = I;
@@ -95,28 +102,43 @@ public:
   /// A saved value: a carried value's first version is kept once per
   /// iteration that reads it, so it is split among the stages too. One a
   /// repeat computes and only the code after it reads is held after it: on
-  /// the first stage only if that repeat comes before the pipelined one.
+  /// the first stage if that repeat comes before the pipelined one, on the
+  /// last if it is the pipelined one or comes after it.
   double copies(const SavedValue &S) const {
     if (Repeat && Repeat->carriedFrom(S.V))
       return double(S.Copies) / double(Stages);
-    if (Pipelined && S.HeldIn == Top && S.V->def()->parent() != Top)
-      return Index.lookup(topLevel(S.V->def())) < *Pipelined ? double(S.Copies)
-                                                             : 0;
+    if (Pipelined && S.HeldIn == Top && S.V->def()->parent() != Top) {
+      bool Before = Index.lookup(topLevel(S.V->def())) < *Pipelined;
+      return Before == (End == StageEnd::First) ? double(S.Copies) : 0;
+    }
     return copies(S.V->def(), S.Copies);
   }
   double copies(const Op *O, int64_t Copies) const {
     if (!Pipelined)
       return double(Copies);
     size_t I = Index.lookup(topLevel(O));
-    if (I < *Pipelined)
-      return double(Copies);
     if (I == *Pipelined)
       return double(Copies) / double(Stages);
-    return 0;
+    return (I < *Pipelined) == (End == StageEnd::First) ? double(Copies) : 0;
+  }
+  /// Whether \p O is in the pipelined repeat (on every stage).
+  bool inPipeline(const Op *O) const {
+    return Pipelined && Index.lookup(topLevel(O)) == *Pipelined;
+  }
+  /// Whether a saved value is held for the pipelined layers' backward:
+  /// the carried value's first version, which the first iteration reads,
+  /// or one they compute and read. One they compute and only the code
+  /// after them reads (the last layer's output, for the head) is the
+  /// head's.
+  bool inPipeline(const SavedValue &S) const {
+    if (Repeat && Repeat->carriedFrom(S.V))
+      return true;
+    return S.HeldIn != Top && inPipeline(S.V->def());
   }
 
 private:
   int64_t Stages;
+  StageEnd End;
   const Block *Top;
   std::optional<size_t> Pipelined;
   const RepeatOp *Repeat = nullptr;
@@ -129,18 +151,19 @@ public:
   bool run(MeshCompile &C, DiagnosticEngine &Diags) override;
 };
 
-bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
-  const auto &Train = C.config().Train;
-  if (!Train)
-    return true;
+/// COST-MODEL.md §7's table for one end of the pipeline (the whole step
+/// without one).
+MemorySummary stageMemory(const MeshCompile &C, StageEnd End) {
+  const TrainConfig &Train = *C.config().Train;
   const MeshSpec &Mesh = C.mesh();
   const Module &M = *C.lowered();
   MemorySummary S;
   auto Add = [&](MemoryTerm T, double Bytes) { S.Bytes[unsigned(T)] += Bytes; };
-  // With a pipeline, the first stage (COST-MODEL.md §7): what comes before
-  // the pipelined repeat, and N / p of its iterations; nothing after it.
   const auto &Pipe = C.Tables.Step ? C.Tables.Step->Pipeline : std::nullopt;
-  StageShare Share(C.program(), Pipe ? C.Tables.Step->Stages : 1);
+  int64_t Stages = Pipe ? C.Tables.Step->Stages : 1;
+  S.Stage = End == StageEnd::Last ? Stages - 1 : 0;
+  S.Stages = Stages;
+  StageShare Share(C.program(), Stages, End);
   for (const ParamInfo &P : C.Tables.Params) {
     double N = Share.copies(P.Param->def(), M.statement(P.Stmt).Repeat);
     Add(MemoryTerm::Weights, P.Param->type().localBytes(Mesh) * N);
@@ -149,22 +172,40 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
         P.Optimizer.localElements(Mesh) * P.StateBytesPerElement * N);
   }
   // Without a pipeline one microbatch's activations are held at a time;
-  // with one, the microbatches in flight on the first stage.
+  // with one, the microbatches in flight on the stage: on the first,
+  // COST-MODEL.md §7's; on the last, 1 under 1F1B, each microbatch's
+  // backward following its forward, and under the interleaved schedule
+  // Megatron-LM's (v - 1)·p warm-up chunks and the one in its 1F1B, in
+  // stages' worth, ((v - 1)·p + 1) / v. The head and loss after the
+  // pipelined repeat hold one microbatch's values (the last stage runs
+  // their backward right after their forward) except under GPipe.
   S.InFlight = 1;
+  double OutsideInFlight = 1;
   if (Pipe) {
-    double P = double(C.Tables.Step->Stages), V = double(Pipe->Chunks);
-    double Mb = double(Train->Microbatches);
-    S.InFlight = Pipe->Schedule == PipelineSchedule::GPipe ? Mb
-                 : Pipe->Schedule == PipelineSchedule::OneFOneB
-                     ? std::min(Mb, P)
-                     : std::min(Mb, P) * (1 + (P - 1) / (P * V));
+    double P = double(Stages), V = double(Pipe->Chunks);
+    double Mb = double(Train.Microbatches);
+    if (Pipe->Schedule == PipelineSchedule::GPipe)
+      S.InFlight = Mb;
+    else if (End == StageEnd::Last)
+      S.InFlight = Pipe->Schedule == PipelineSchedule::OneFOneB
+                       ? 1
+                       : std::min(Mb, ((V - 1) * P + 1) / V);
+    else
+      S.InFlight = Pipe->Schedule == PipelineSchedule::OneFOneB
+                       ? std::min(Mb, P)
+                       : std::min(Mb, P) * (1 + (P - 1) / (P * V));
+    OutsideInFlight = End == StageEnd::First                      ? S.InFlight
+                      : Pipe->Schedule == PipelineSchedule::GPipe ? Mb
+                                                                  : 1;
   }
   for (const SavedValue &SV : C.Tables.Saved)
     Add(MemoryTerm::Activations,
-        SV.V->type().localBytes(Mesh) * Share.copies(SV) * S.InFlight);
+        SV.V->type().localBytes(Mesh) * Share.copies(SV) *
+            (Share.inPipeline(SV) ? S.InFlight : OutsideInFlight));
   for (auto [O, Copies] : C.Tables.Kept)
     Add(MemoryTerm::Activations,
-        O->keptBytes(Mesh) * Share.copies(O, Copies) * S.InFlight);
+        O->keptBytes(Mesh) * Share.copies(O, Copies) *
+            (Share.inPipeline(O) ? S.InFlight : OutsideInFlight));
   std::vector<double> Gathered(M.info().Statements.size(), 0.0);
   // An op's workspace, less what is already counted as kept (the kept
   // table names the derive-backward module's ops: matched by statement).
@@ -172,11 +213,11 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   llvm::DenseSet<unsigned> KeptStmts;
   for (auto [O, Copies] : C.Tables.Kept)
     KeptStmts.insert(O->stmt());
-  // The first stage runs everything but what lies between the pipelined
-  // forward repeat and the next pipelined repeat, the backward's (the head
-  // and the loss, forward and backward, on the last stage): the transient
-  // is the first stage's, as the other terms are. (The optimizer's repeat,
-  // when there is one, is pipelined too, and comes after the backward's.)
+  // The lowered step puts the head and the loss, forward and backward,
+  // between the pipelined forward repeat and the next pipelined repeat,
+  // the backward's: the last stage runs those three, the first stage all
+  // but what lies between them. (The optimizer's repeat, when there is
+  // one, is pipelined too, and comes after the backward's.)
   llvm::SmallVector<size_t, 3> Pipelined;
   llvm::DenseMap<const Op *, size_t> TopIndex;
   for (size_t I = 0; I < M.body().ops().size(); ++I) {
@@ -185,14 +226,17 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
     if (auto *R = dyn_cast<RepeatOp>(O); R && R->pipelineAxis())
       Pipelined.push_back(I);
   }
-  auto OnLastStageOnly = [&](const Op &O) {
+  auto OnStage = [&](const Op &O) {
     if (Pipelined.size() < 2)
-      return false;
+      return true;
     size_t I = TopIndex.lookup(topLevel(&O));
-    return I > Pipelined[0] && I < Pipelined[1];
+    bool Between = I > Pipelined[0] && I < Pipelined[1];
+    if (End == StageEnd::First)
+      return !Between;
+    return I >= Pipelined[0] && I <= Pipelined[1];
   };
   walk(M.body(), [&](const Op &O) {
-    if (OnLastStageOnly(O))
+    if (!OnStage(O))
       return;
     if (O.stmt() != NoStmt)
       if (double W = O.workspaceBytes(Mesh))
@@ -215,10 +259,30 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   for (double B : S.Bytes)
     S.Total += B;
   S.Capacity = Mesh.Cluster->Chip.HbmBytes;
+  return S;
+}
+
+bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
+  const auto &Train = C.config().Train;
+  if (!Train)
+    return true;
+  const MeshSpec &Mesh = C.mesh();
+  // With a pipeline, the heavier of its two ends (COST-MODEL.md §7 names
+  // the first stage; a large untied head can make the last one heavier).
+  MemorySummary S = stageMemory(C, StageEnd::First);
+  if (S.Stages > 1) {
+    MemorySummary Last = stageMemory(C, StageEnd::Last);
+    S.OtherEndTotal = Last.Total;
+    if (Last.Total > S.Total) {
+      Last.OtherEndTotal = S.Total;
+      S = Last;
+    }
+  }
   C.Tables.Memory = S;
   if (S.Capacity <= 0 || S.Total <= S.Capacity)
     return true;
   Diags.report(Train->At, diag::StepOverHbm, formatAmount(S.Total, "B"),
+               S.Stages > 1 ? fmt::format(" on stage {}", S.Stage) : "",
                Mesh.Cluster->Chip.Name, formatAmount(S.Capacity, "B"));
   std::vector<MemoryTerm> Order;
   for (unsigned T = 0; T < NumMemoryTerms; ++T)

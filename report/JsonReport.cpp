@@ -237,6 +237,10 @@ void memoryJson(OStream &J, const MemorySummary &M) {
     J.attribute("gradients_bytes", Term(MemoryTerm::Gradients));
     J.attribute("hbm_bytes", M.Capacity);
     J.attribute("optimizer_bytes", Term(MemoryTerm::Optimizer));
+    if (M.Stages > 1) {
+      J.attribute("other_end_total_bytes", M.OtherEndTotal);
+      J.attribute("stage", M.Stage);
+    }
     J.attribute("total_bytes", M.Total);
     J.attribute("transient_bytes", Term(MemoryTerm::Transient));
     J.attribute("weights_bytes", Term(MemoryTerm::Weights));

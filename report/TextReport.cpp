@@ -367,9 +367,9 @@ void memoryLines(const MeshCompile &C, const MemorySummary &Mem,
     if (MemoryTerm(T) == MemoryTerm::Activations)
       Extra = fmt::format("  ({:.4g} microbatch{} in flight{})", Mem.InFlight,
                           Mem.InFlight == 1 ? "" : "es",
-                          C.Tables.Step && C.Tables.Step->Pipeline
-                              ? ", on the first stage"
-                              : "");
+                          Mem.Stages == 1  ? ""
+                          : Mem.Stage == 0 ? ", on the first stage"
+                                           : ", on the last stage");
     if (MemoryTerm(T) == MemoryTerm::Transient && Mem.TransientStmt) {
       const Statement &St = C.lowered()->statement(*Mem.TransientStmt);
       bool Gathered = Mem.TransientWorkspace < Mem.Bytes[T];
@@ -393,6 +393,15 @@ void memoryLines(const MeshCompile &C, const MemorySummary &Mem,
   else
     OS << fmt::format("OVER by {}\n",
                       formatAmount(Mem.Total - Mem.Capacity, "B"));
+  // With a pipeline the table is the heavier end's (COST-MODEL.md §7 names
+  // the first stage): say so, with the other end's total.
+  if (Mem.Stages > 1)
+    OS << fmt::format("  (the {} stage, {}, is the heavier end: the {} "
+                      "stage, {}, needs {})\n",
+                      Mem.Stage == 0 ? "first" : "last", Mem.Stage,
+                      Mem.Stage == 0 ? "last" : "first",
+                      Mem.Stage == 0 ? Mem.Stages - 1 : 0,
+                      formatAmount(Mem.OtherEndTotal, "B"));
 }
 
 } // namespace

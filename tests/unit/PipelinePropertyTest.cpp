@@ -141,18 +141,25 @@ TEST(PipelineProperty, MakespanBetweenTheBounds) {
   }
 }
 
-TEST(PipelineProperty, FirstStageHoldsTheScheduledMicrobatches) {
+TEST(PipelineProperty, TheHeavierEndHoldsTheScheduledMicrobatches) {
   for (uint64_t Seed = 0; Seed < NumSeeds; ++Seed) {
     const InProcessResult &R = compiled(Seed);
     if (!R.Compiled)
       continue;
     PipelineProgram G = program(Seed);
+    const MemorySummary &Mem = *R.Compile->Tables.Memory;
     double M = double(G.M), P = double(G.P), V = double(G.Chunks);
-    double Want = G.Schedule == "gpipe" ? M
-                  : G.Schedule == "1f1b"
-                      ? std::min(M, P)
-                      : std::min(M, P) * (1 + (P - 1) / (P * V));
-    EXPECT_DOUBLE_EQ(R.Compile->Tables.Memory->InFlight, Want) << G.render();
+    // COST-MODEL.md §7 on the first stage; on the last, 1F1B holds one
+    // microbatch and the interleaved schedule ((v - 1)·p + 1) / v.
+    bool First = Mem.Stage == 0;
+    double Want = G.Schedule == "gpipe"  ? M
+                  : G.Schedule == "1f1b" ? (First ? std::min(M, P) : 1)
+                  : First ? std::min(M, P) * (1 + (P - 1) / (P * V))
+                          : std::min(M, ((V - 1) * P + 1) / V);
+    EXPECT_DOUBLE_EQ(Mem.InFlight, Want) << G.render();
+    EXPECT_TRUE(Mem.Stage == 0 || Mem.Stage == G.P - 1) << G.render();
+    EXPECT_EQ(Mem.Stages, G.P) << G.render();
+    EXPECT_GE(Mem.Total, Mem.OtherEndTotal) << G.render();
   }
 }
 
