@@ -18,8 +18,7 @@ is within the case's bound.
 
 docs/validation.md is prose with generated blocks between the lines
 `<!-- BEGIN GENERATED: ID -->` and `<!-- END GENERATED: ID -->` (ID a
-table's id, `summary`, or `narayanan-microbatch`: the Narayanan rows
-again with microbatch sizes 2, 4 and 8, the paper being silent on them);
+table's id, or `summary`);
 --write replaces what is between them and appends a section for a table
 without markers.
 
@@ -37,7 +36,6 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 
 METRICS = {"step_time_s", "forward_s", "backward_s", "tflops_per_gpu",
            "op_time_s", "activations_bytes"}
@@ -288,88 +286,6 @@ def md_block(table, rows):
     return "\n".join(out + ([""] + notes if notes else []))
 
 
-# VALIDATION.md: where a source is silent, "say what you assumed, or sweep
-# and report the range". Narayanan et al. do not give their microbatch
-# sizes; the files assume 1, and this sweep shows what 2, 4 and 8 would give.
-SWEEP_TABLE, SWEEP_SIZES = "narayanan", (1, 2, 4, 8)
-
-
-def with_microbatch(text, size):
-    """The chunks of a Narayanan file (one row each) with microbatches of
-    `size` sequences: each data-parallel rank's batch dim B times `size`,
-    its microbatch count divided by it. A chunk whose count `size` does not
-    divide becomes None."""
-    out = []
-    for chunk in text.split("// -----\n"):
-        b = re.findall(r"^dim B = (\d+);$", chunk, re.M)
-        m = re.findall(r"^  microbatches = (\d+);$", chunk, re.M)
-        if len(b) != 1 or len(m) != 1:
-            raise ConfigError("a Narayanan chunk without exactly one "
-                              "'dim B = N;' and one 'microbatches = N;'")
-        if int(m[0]) % size:
-            out.append(None)
-            continue
-        chunk = re.sub(r"^dim B = \d+;$", "dim B = %d;" % (int(b[0]) * size),
-                       chunk, flags=re.M)
-        out.append(re.sub(r"^  microbatches = \d+;$", "  microbatches = %d;"
-                          % (int(m[0]) // size), chunk, flags=re.M))
-    return out
-
-
-def sweep(shardc, folder, cases):
-    """Runs the Narayanan rows at each SWEEP_SIZES; returns (rows, problems):
-    per case and size, a predicted TFLOP/s per GPU, "over HBM" when the step
-    does not fit in the chip's memory, or None when the size does not divide
-    the microbatch count."""
-    rows = {id(c): [] for c in cases}
-    problems = []
-    name = cases[0]["file"]
-    text = read(os.path.join(folder, name))
-    for size in SWEEP_SIZES:
-        chunks = with_microbatch(text, size)
-        kept = [c for c in chunks if c is not None]
-        with tempfile.TemporaryDirectory() as tmp:
-            write(os.path.join(tmp, name), "// -----\n".join(kept))
-            runs, problem = run_file(shardc, tmp, name)
-        if problem:
-            problems.append("microbatch %d: %s" % (size, problem))
-            runs = {}
-        index = [i for i, c in enumerate(chunks) if c is not None]
-        for c in cases:
-            pred = None
-            if c["chunk"] in index:
-                k = index.index(c["chunk"])
-                chunk = runs.get(k) or {}
-                if any("the step needs" in d.get("message", "")
-                       for d in chunk.get("diagnostics", [])):
-                    pred = "over HBM"
-                elif chunk.get("status") != "ok":
-                    problems.append("microbatch %d, %s: status %r:\n%s" % (
-                        size, c["label"], chunk.get("status"),
-                        diagnostics(chunk)))
-                else:
-                    pred, problem = predict(dict(c, chunk=k), runs)
-                    if problem:
-                        problems.append("microbatch %d, %s: %s" % (
-                            size, c["label"], problem))
-            rows[id(c)].append(pred)
-    return rows, problems
-
-
-def md_sweep(cases, rows):
-    """The generated Markdown of the microbatch sweep."""
-    out = ["| case | measured (TFLOP/s) | %s |" % " | ".join(
-        "microbatch %d" % b for b in SWEEP_SIZES),
-        "|---|--:|" + "--:|" * len(SWEEP_SIZES)]
-    for c in cases:
-        cells = [p if isinstance(p, str) else "-" if p is None
-                 else "%s (%s)" % (sig(p * 1e-12), pct(p / c["measured"] - 1))
-                 for p in rows[id(c)]]
-        out.append("| %s | %s | %s |" % (c["label"], sig(c["measured"] * 1e-12),
-                                         " | ".join(cells)))
-    return "\n".join(out)
-
-
 def md_summary(tables, rows_by):
     """The generated summary block: one bullet per table."""
     out = []
@@ -593,17 +509,9 @@ def main():
         return 1 if failures else 0
     md_path = os.path.join(root, "docs", "validation.md")
     svg_path = os.path.join(root, "docs", "validation.svg")
-    sweep_cases = [c for c in cases if c["table"] == SWEEP_TABLE]
-    sweep_rows, problems = sweep(shardc, folder, sweep_cases)
-    if problems:
-        for f in problems:
-            print("error: " + f)
-        return 1
     blocks = [(t["id"], md_block(t, rows_by[t["id"]])) for t in tables]
     blocks.append(("summary", md_summary(tables, rows_by)))
-    blocks.append(("narayanan-microbatch", md_sweep(sweep_cases, sweep_rows)))
     titles = dict([(t["id"], t["title"]) for t in tables], summary="Summary")
-    titles["narayanan-microbatch"] = "Narayanan et al. 2021: microbatch sizes"
     old_md = read(md_path)
     new_md, changed = regenerate(old_md or "# Validation\n", blocks, titles)
     new_svg = svg(tables, rows_by)
