@@ -163,6 +163,10 @@ bool Sema::level(const LevelAST &L, LevelSpec &Out, bool Derived) {
   Out.Efficiency = Props.number(PropId::Level_efficiency, Out.Efficiency);
   Out.ReductionEfficiency =
       Props.number(PropId::Level_reduction_efficiency, Out.ReductionEfficiency);
+  Out.SmallEfficiency =
+      Props.number(PropId::Level_small_efficiency, Out.SmallEfficiency);
+  if (Props.has(PropId::Level_bulk_latency))
+    Out.BulkLatency = Props.number(PropId::Level_bulk_latency, 0);
   return Ok;
 }
 
@@ -244,6 +248,39 @@ void Sema::cluster(const ClusterDecl &D) {
       if (L.Name.Name == C.Levels[I].Name)
         Diags.report(L.Name.Range, diag::ReductionEfficiencyUnused,
                      C.Levels[I].Name);
+  }
+  // NCCL's two protocols (docs/cost-model.md §3): both numbers or
+  // neither, checked at each level this declaration writes.
+  for (size_t I = 0; Ok && I < C.Levels.size(); ++I) {
+    const LevelSpec &Spec = C.Levels[I];
+    const LevelAST *Written = nullptr;
+    for (const LevelAST &L : D.Levels)
+      if (L.Name.Name == Spec.Name)
+        Written = &L;
+    if (!Written)
+      continue;
+    bool Small = Spec.SmallEfficiency > 0, Bulk = Spec.BulkLatency.has_value();
+    if (Small != Bulk) {
+      Diags.report(Written->Name.Range, diag::ProtocolHalfGiven, Spec.Name,
+                   Small ? "small_efficiency" : "bulk_latency",
+                   Small ? "bulk_latency" : "small_efficiency");
+      Ok = false;
+      continue;
+    }
+    if (!Small)
+      continue;
+    // One line below the other at every size: one protocol never wins.
+    double BulkLat = *Spec.BulkLatency;
+    if (Spec.SmallEfficiency >= Spec.Efficiency && Spec.Latency <= BulkLat)
+      Diags.report(Written->Name.Range, diag::ProtocolNeverFaster, Spec.Name,
+                   "bandwidth",
+                   "its small_efficiency is not below its efficiency, nor "
+                   "its latency above its bulk_latency");
+    else if (Spec.SmallEfficiency <= Spec.Efficiency && Spec.Latency >= BulkLat)
+      Diags.report(Written->Name.Range, diag::ProtocolNeverFaster, Spec.Name,
+                   "small-message",
+                   "its latency is not below its bulk_latency, nor its "
+                   "small_efficiency above its efficiency");
   }
   Symbol S{SymKind::Cluster, D.Name.Range, !Ok};
   S.Cluster = std::move(Shared);

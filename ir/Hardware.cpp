@@ -44,12 +44,14 @@ llvm::StringRef shardc::collectiveName(CollectiveKind K) {
   llvm_unreachable("every kind is in CollectiveKinds.def");
 }
 
-double LevelSpec::effectiveUplink(bool InNetwork) const {
+double LevelSpec::effectiveUplink(bool InNetwork, bool Small) const {
   double W = std::numeric_limits<double>::infinity();
   if (UplinkBw > 0)
     W = UplinkBw;
   if (Bw > 0 && Size > 0)
     W = std::min(W, Bw / double(Size));
+  if (Small && twoProtocols())
+    return W * SmallEfficiency;
   return W * (InNetwork && ReductionEfficiency > 0 ? ReductionEfficiency
                                                    : Efficiency);
 }

@@ -71,10 +71,24 @@ struct LevelSpec {
   /// (in-network reduction runs a different kernel, e.g. NVLS); 0: the
   /// level's Efficiency.
   double ReductionEfficiency = 0;
+  /// NCCL's two protocols (docs/cost-model.md §3): with both given, a
+  /// collective also runs as latency x hops at W x small_efficiency (the
+  /// small-message protocol) and as bulk_latency x hops at W x efficiency
+  /// (the bandwidth protocol), and takes the faster. 0 and nullopt: one
+  /// protocol, latency at W x efficiency.
+  double SmallEfficiency = 0;
+  std::optional<double> BulkLatency;
 
+  bool twoProtocols() const { return SmallEfficiency > 0 && BulkLatency; }
   /// W_l = min(uplink_bw, bw / size) x efficiency (COST-MODEL §3); with
-  /// \p InNetwork, x reduction_efficiency when given.
-  double effectiveUplink(bool InNetwork = false) const;
+  /// \p InNetwork, x reduction_efficiency when given; with \p Small, x
+  /// small_efficiency instead (a level with two protocols).
+  double effectiveUplink(bool InNetwork = false, bool Small = false) const;
+  /// Seconds per hop: bulk_latency for the bandwidth protocol of a level
+  /// with two, else latency.
+  double hopLatency(bool Small = false) const {
+    return twoProtocols() && !Small ? *BulkLatency : Latency;
+  }
 };
 
 struct ClusterSpec {

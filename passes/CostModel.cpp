@@ -26,6 +26,7 @@ CollectiveCost shardc::collectiveCost(PlacementCache &Cache, CollectiveKind K,
   C.GroupBytes = V;
   C.Time = P.Time;
   C.LatencyTime = P.LatencyTime;
+  C.SmallProtocol = P.SmallProtocol;
   if (!P.Levels.empty())
     C.BoundLevel = P.BoundLevel;
   for (const LevelTraffic &L : P.Levels)

@@ -42,6 +42,9 @@ struct CollectiveCost {
   /// carries traffic: the one the report names first.
   std::optional<unsigned> BoundLevel;
   llvm::SmallVector<LevelCost, 4> Levels;
+  /// With a level of two protocols: whether the small-message one is the
+  /// faster (CollectivePlacement::SmallProtocol).
+  std::optional<bool> SmallProtocol;
 };
 CollectiveCost collectiveCost(PlacementCache &Cache, CollectiveKind K,
                               AxisSet Axes, double V);

@@ -353,11 +353,14 @@ PlacementCoefficients shardc::computeSendCoefficients(const MeshSpec &Mesh,
   return Coeffs;
 }
 
-CollectivePlacement
-shardc::priceCoefficients(const ClusterSpec &Cluster,
-                          const PlacementCoefficients &Coeffs,
-                          double GroupBytes) {
-  assert(GroupBytes >= 0 && std::isfinite(GroupBytes));
+namespace {
+
+/// The collective under one protocol: the bandwidth one (a level's
+/// efficiency, and its bulk_latency where it has two protocols) or the
+/// small-message one (small_efficiency and latency).
+CollectivePlacement priceProtocol(const ClusterSpec &Cluster,
+                                  const PlacementCoefficients &Coeffs,
+                                  double GroupBytes, bool Small) {
   CollectivePlacement Result;
   if (!Coeffs.empty())
     Result.BoundLevel = Coeffs.front().Level;
@@ -367,8 +370,8 @@ shardc::priceCoefficients(const ClusterSpec &Cluster,
     T.Level = C.Level;
     T.FanIn = C.FanIn;
     T.Bytes = C.BytesPerV * GroupBytes;
-    T.Time = uplinkTime(T.Bytes, Spec.effectiveUplink(C.InNetwork));
-    T.LatencyTime = Spec.Latency * C.Hops;
+    T.Time = uplinkTime(T.Bytes, Spec.effectiveUplink(C.InNetwork, Small));
+    T.LatencyTime = Spec.hopLatency(Small) * C.Hops;
     // Strictly greater: ties go to the innermost level.
     if (T.Time > Result.BandwidthTime) {
       Result.BandwidthTime = T.Time;
@@ -379,6 +382,28 @@ shardc::priceCoefficients(const ClusterSpec &Cluster,
   }
   Result.Time = Result.BandwidthTime + Result.LatencyTime;
   return Result;
+}
+
+} // namespace
+
+CollectivePlacement
+shardc::priceCoefficients(const ClusterSpec &Cluster,
+                          const PlacementCoefficients &Coeffs,
+                          double GroupBytes) {
+  assert(GroupBytes >= 0 && std::isfinite(GroupBytes));
+  CollectivePlacement Bulk =
+      priceProtocol(Cluster, Coeffs, GroupBytes, /*Small=*/false);
+  // NCCL picks one protocol for the whole collective, the faster; a level
+  // with one protocol prices both alike.
+  if (llvm::none_of(Coeffs, [&](const LevelCoefficient &C) {
+        return Cluster.Levels[C.Level].twoProtocols();
+      }))
+    return Bulk;
+  CollectivePlacement Small =
+      priceProtocol(Cluster, Coeffs, GroupBytes, /*Small=*/true);
+  CollectivePlacement &Faster = Small.Time < Bulk.Time ? Small : Bulk;
+  Faster.SmallProtocol = &Faster == &Small;
+  return Faster;
 }
 
 PlacementCoefficients

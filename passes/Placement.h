@@ -43,6 +43,9 @@ struct CollectivePlacement {
   double Time = 0;          ///< BandwidthTime + LatencyTime
   /// The innermost level attaining BandwidthTime (meaningful when Time > 0).
   unsigned BoundLevel = 0;
+  /// Where a level it crosses has two protocols, the one chosen (the
+  /// faster): the small-message one or the bandwidth one.
+  std::optional<bool> SmallProtocol;
 };
 
 /// What a placement costs per byte of V, independent of V.

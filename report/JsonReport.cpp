@@ -70,6 +70,8 @@ void clusterJson(OStream &J, const ClusterSpec &C) {
     J.attributeArray("levels", [&] {
       for (const LevelSpec &L : C.Levels)
         J.object([&] {
+          if (L.twoProtocols())
+            J.attribute("bulk_latency_s", *L.BulkLatency);
           J.attribute("efficiency", L.Efficiency);
           J.attribute("in_network_reduction", L.InNetworkReduction);
           J.attribute("latency_s", L.Latency);
@@ -78,6 +80,8 @@ void clusterJson(OStream &J, const ClusterSpec &C) {
                                                   ? L.ReductionEfficiency
                                                   : L.Efficiency);
           J.attribute("size", L.Size);
+          if (L.twoProtocols())
+            J.attribute("small_efficiency", L.SmallEfficiency);
           J.attribute("uplink_bw", L.effectiveUplink());
         });
     });
@@ -105,6 +109,8 @@ void collectiveJson(OStream &J, const CollectiveOp &Op, const MeshCompile &C) {
           J.attribute("t_s", L.Time);
         });
     });
+    if (Cost.SmallProtocol)
+      J.attribute("protocol", *Cost.SmallProtocol ? "small" : "bulk");
     J.attribute("t_s", Cost.Time);
   });
 }

@@ -65,6 +65,9 @@ std::string GenProgram::render() const {
       S += fmt::format(" latency = {} ns;", L.LatencyNs);
     if (L.EfficiencyPct != 100)
       S += fmt::format(" efficiency = {};", L.EfficiencyPct / 100.0);
+    if (L.BulkLatencyNs)
+      S += fmt::format(" small_efficiency = {}; bulk_latency = {} ns;",
+                       L.SmallEfficiencyPct / 100.0, L.BulkLatencyNs);
     S += " }\n";
   }
   std::vector<std::string> Parts;

@@ -110,6 +110,10 @@ void meshAndCluster(Chooser &C, const GeneratorOptions &O, GenProgram &P) {
     static const unsigned Efficiencies[] = {50, 80, 90};
     if (C.percent(15))
       L.EfficiencyPct = pick(C, Efficiencies);
+    if (O.Latency && C.percent(15)) {
+      L.SmallEfficiencyPct = 10;
+      L.BulkLatencyNs = L.LatencyNs + 1000 * unsigned(C.between(1, 20));
+    }
     P.Levels.push_back(L);
   }
 }

@@ -79,6 +79,11 @@ struct GenLevel {
   bool InNetworkReduction = false;
   unsigned LatencyNs = 0;
   unsigned EfficiencyPct = 100;
+  /// Two protocols (docs/cost-model.md §3) when BulkLatencyNs > 0: the
+  /// small-message one at SmallEfficiencyPct, below every EfficiencyPct,
+  /// and a bulk latency above LatencyNs, so neither is dominated.
+  unsigned BulkLatencyNs = 0;
+  unsigned SmallEfficiencyPct = 0;
 };
 
 struct GenNamed {
