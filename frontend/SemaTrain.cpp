@@ -82,7 +82,7 @@ void Sema::train(const TrainDecl &D) {
         T.Optimizer = OptimizerKind(*I);
       break;
     case PropId::Train_recompute:
-      if (auto I = choose(P, V, {"none", "selective", "full"}))
+      if (auto I = choose(P, V, {"none", "selective", "full", "attention"}))
         T.Recompute = RecomputePolicy(*I);
       break;
     case PropId::Train_schedule:

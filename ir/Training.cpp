@@ -26,6 +26,8 @@ llvm::StringRef shardc::recomputeName(RecomputePolicy R) {
     return "selective";
   case RecomputePolicy::Full:
     return "full";
+  case RecomputePolicy::Attention:
+    return "attention";
   }
   llvm_unreachable("every policy is handled");
 }

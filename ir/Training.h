@@ -19,7 +19,9 @@
 namespace shardc {
 
 enum class OptimizerKind : uint8_t { Adam, Sgd, None };
-enum class RecomputePolicy : uint8_t { None, Selective, Full };
+/// `attention` (an extension) recomputes only the unfused core attention,
+/// as Megatron-LM's selective recompute does (docs/training.md).
+enum class RecomputePolicy : uint8_t { None, Selective, Full, Attention };
 enum class PipelineSchedule : uint8_t { GPipe, OneFOneB, Interleaved };
 
 llvm::StringRef optimizerName(OptimizerKind K);

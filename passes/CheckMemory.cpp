@@ -59,11 +59,19 @@ std::string shrinkHint(MemoryTerm T, const TrainConfig &C) {
                ? "zero = 1 shards the optimizer state over the replica axes"
                : std::string(MoreAxes) + " (the optimizer state follows them)";
   case MemoryTerm::Activations:
-    return C.Recompute != RecomputePolicy::Full
-               ? "recompute = selective or full saves fewer activations; so "
-                 "does a smaller microbatch"
-               : "a smaller microbatch, or sharding the activations over "
-                 "more axes (sequence or context parallelism)";
+    switch (C.Recompute) {
+    case RecomputePolicy::None:
+    case RecomputePolicy::Attention:
+      return "recompute = selective or full saves fewer activations; so "
+             "does a smaller microbatch";
+    case RecomputePolicy::Selective:
+      return "recompute = full saves fewer activations; so does a smaller "
+             "microbatch";
+    case RecomputePolicy::Full:
+      return "a smaller microbatch, or sharding the activations over "
+             "more axes (sequence or context parallelism)";
+    }
+    llvm_unreachable("every policy has a hint");
   case MemoryTerm::Transient:
     return "the largest set of values one statement gathers";
   }

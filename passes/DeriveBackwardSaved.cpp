@@ -106,8 +106,10 @@ void DeriveBackward::keep(const Op &F) {
       return;
   // Selective recompute re-runs what Megatron-LM's does (the unfused
   // attention core) for what it keeps, rather than holding it; its result
-  // stays saved when other backward ops read it.
-  if (Train->Recompute == RecomputePolicy::Selective &&
+  // stays saved when other backward ops read it. `attention` does only
+  // this, saving everything else as `none` does.
+  if ((Train->Recompute == RecomputePolicy::Selective ||
+       Train->Recompute == RecomputePolicy::Attention) &&
       F.selectivelyRecomputed() &&
       Facts.DefBlock.lookup(F.result()) == Scopes.back().Fwd) {
     // The backward ops read the saved result, not the re-run's.

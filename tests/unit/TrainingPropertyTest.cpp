@@ -141,7 +141,8 @@ TrainingProgram generate(uint64_t Seed) {
   P.Microbatches = pick<int64_t>(C, {1, 1, 2, 4, 8});
   P.Optimizer = pick<std::string>(C, {"adam", "sgd", "none"});
   P.Zero = unsigned(C.between(0, 3));
-  P.Recompute = pick<std::string>(C, {"none", "selective", "full"});
+  P.Recompute =
+      pick<std::string>(C, {"none", "selective", "full", "attention"});
   P.Grad = pick<std::string>(C, {"fp32", "bf16"});
   return P;
 }
@@ -153,6 +154,7 @@ enum class Variant {
   RecomputeNone,
   RecomputeSelective,
   RecomputeFull,
+  RecomputeAttention,
   ContractionsOnly, ///< no gelu or relu, recompute = none
   ForwardParam,     ///< no train block
   ForwardTensor,    ///< no train block, `tensor` for `param`
@@ -174,6 +176,9 @@ TrainingProgram program(uint64_t Seed, Variant V) {
     break;
   case Variant::RecomputeFull:
     P.Recompute = "full";
+    break;
+  case Variant::RecomputeAttention:
+    P.Recompute = "attention";
     break;
   case Variant::ContractionsOnly:
     P.Activation = TrainingProgram::None;
@@ -367,6 +372,20 @@ TEST(TrainingProperty, RecomputeSavesLessAndExecutesMore) {
                    EXPECT_GT(Act(2), 0);
                    EXPECT_LE(Hw(0), Hw(1) * (1 + 1e-9));
                    EXPECT_LE(Hw(1), Hw(2) * (1 + 1e-9));
+                 });
+}
+
+TEST(TrainingProperty, AttentionRecomputeIsNoneWithoutUnfusedAttention) {
+  // `attention` re-runs only unfused attention, which these programs do not
+  // have: it saves and executes exactly what `none` does.
+  forEachProgram({Variant::RecomputeNone, Variant::RecomputeAttention},
+                 [](const TrainingProgram &, auto Rs) {
+                   const MemorySummary &A = *Rs[0]->Compile->Tables.Memory,
+                                       &B = *Rs[1]->Compile->Tables.Memory;
+                   for (unsigned T = 0; T < NumMemoryTerms; ++T)
+                     EXPECT_EQ(A.Bytes[T], B.Bytes[T]) << T;
+                   EXPECT_EQ(Rs[0]->Compile->Tables.Step->TStep,
+                             Rs[1]->Compile->Tables.Step->TStep);
                  });
 }
 
