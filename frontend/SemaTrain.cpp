@@ -89,6 +89,9 @@ void Sema::train(const TrainDecl &D) {
       if (auto I = choose(P, V, {"gpipe", "1f1b", "interleaved"}))
         T.Schedule = PipelineSchedule(*I);
       break;
+    case PropId::Train_scatter_gather:
+      T.ScatterGather = V.Flag;
+      break;
     case PropId::Train_sync:
       if (auto I = choose(P, V, {"overlapped", "after_backward"}))
         T.SyncAfterBackward = *I == 1;

@@ -43,6 +43,10 @@ struct TrainConfig {
   /// backward instead of overlapping the compute that follows them
   /// (Megatron-LM's data-parallel AllReduce before it could overlap).
   bool SyncAfterBackward = false;
+  /// `scatter_gather = true` (an extension): each chip sends 1/r of a
+  /// pipeline send replicated over r chips, and the receiving stage
+  /// AllGathers it (Megatron-LM's scatter/gather optimisation).
+  bool ScatterGather = false;
   Loc At; ///< the `train` block, where a step-wide error is reported
 };
 

@@ -107,6 +107,9 @@ struct StepSummary {
     /// over all its chunks).
     std::vector<double> StageFwd, StageBwd;
     double SendFwd = 0, SendBwd = 0; ///< one boundary's send, each way
+    /// `scatter_gather`: the axes the sends are split over and gathered
+    /// back over (empty: whole sends).
+    AxisSet SendGatherAxes;
     double Bubble = 0; ///< 1 - the slowest stage's busy time / T_pipe
     unsigned SlowestStage = 0;
     std::vector<PipelineSlice> Slices; ///< the simulated schedule

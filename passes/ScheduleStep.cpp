@@ -305,20 +305,50 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
     }
   }
   // The sends: each stage's carried values forward, their gradients back.
-  double FwdBytes = 0, BwdBytes = 0;
-  for (const RepeatOp::Carried &Cv : RF.carried())
-    FwdBytes += Cv.Init->type().localBytes(Mesh);
-  for (size_t I = 0; I < RB.carried().size() && I < RF.carried().size(); ++I)
-    BwdBytes += RB.carried()[I].Init->type().localBytes(Mesh);
+  // With `scatter_gather`, a value replicated over axes other than the
+  // pipeline's is sent 1/r per chip and AllGathered over them on arrival.
   PlacementCoefficients Send = computeSendCoefficients(Mesh, Axis);
   StepSummary::PipelineInfo PI;
+  AxisSet AllAxes;
+  for (AxisId A = 0; A < Mesh.Axes.size(); ++A)
+    AllAxes.insert(A);
+  auto SendTime = [&](llvm::ArrayRef<const Value *> Values) {
+    double Bytes = 0, Gathers = 0;
+    for (const Value *Vl : Values) {
+      const ShardType &T = Vl->type();
+      double Local = T.localBytes(Mesh);
+      AxisSet Split;
+      if (Train.ScatterGather && T.Unreduced.empty()) {
+        Split = AllAxes.without(T.axesUsed());
+        Split.erase(Axis);
+      }
+      int64_t R = axesProduct(Split, Mesh);
+      if (R <= 1) {
+        Bytes += Local;
+        continue;
+      }
+      PI.SendGatherAxes = PI.SendGatherAxes | Split;
+      Bytes += Local / double(R);
+      llvm::SmallVector<unsigned, 4> Axes;
+      for (AxisId A : Split.list())
+        Axes.push_back(A);
+      Gathers +=
+          placeCollective(Mesh, CollectiveKind::AllGather, Axes, Local).Time;
+    }
+    return priceCoefficients(*Mesh.Cluster, Send, Bytes).Time + Gathers;
+  };
+  llvm::SmallVector<const Value *, 4> FwdValues, BwdValues;
+  for (const RepeatOp::Carried &Cv : RF.carried())
+    FwdValues.push_back(Cv.Init);
+  for (size_t I = 0; I < RB.carried().size() && I < RF.carried().size(); ++I)
+    BwdValues.push_back(RB.carried()[I].Init);
   PI.Axis = Axis;
   PI.Schedule = V > 1 ? PipelineSchedule::Interleaved : Train.Schedule;
   if (PI.Schedule == PipelineSchedule::Interleaved && V == 1)
     PI.Schedule = PipelineSchedule::OneFOneB; // one chunk: plain 1F1B
   PI.Chunks = V;
-  PI.SendFwd = priceCoefficients(*Mesh.Cluster, Send, FwdBytes).Time;
-  PI.SendBwd = priceCoefficients(*Mesh.Cluster, Send, BwdBytes).Time;
+  PI.SendFwd = SendTime(FwdValues);
+  PI.SendBwd = SendTime(BwdValues);
   // Each (stage, chunk): virtual stage c·p + s runs iterations
   // [(c·p + s)·k, (c·p + s + 1)·k) of the N, k = N / (p·v).
   PipelineTimes Times;
@@ -473,9 +503,19 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &D) {
   S.Microbatches = Microbatches;
   CommsPerStep.assign(M->info().Statements.size(), 0.0);
   StreamEffect Step;
-  if (auto [Fwd, Bwd] = pipelinedRepeats(*M); Fwd && Bwd) {
+  auto [Fwd, Bwd] = pipelinedRepeats(*M);
+  bool Pipelined = Fwd && Bwd;
+  if (Pipelined) {
     Step = pipelined(*Fwd, *Bwd);
+    if (S.Pipeline && Train->ScatterGather &&
+        S.Pipeline->SendGatherAxes.empty())
+      D.report(Train->At, diag::ScatterGatherUnused,
+               "no value the stages send is replicated over an axis but the "
+               "pipeline's");
   } else {
+    if (Train->ScatterGather)
+      D.report(Train->At, diag::ScatterGatherUnused,
+               "the step has no pipeline ('repeat N over AXIS')");
     // One stage: every piece is the first stage's.
     StepSummary::Pieces &Pc = S.Program;
     for (const auto &O : M->body().ops()) {

@@ -216,6 +216,11 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
         J.attribute("schedule", scheduleName(PI->Schedule));
         J.attribute("send_backward_s", PI->SendBwd);
         J.attribute("send_forward_s", PI->SendFwd);
+        if (!PI->SendGatherAxes.empty())
+          J.attributeArray("send_gather_axes", [&] {
+            for (AxisId A : PI->SendGatherAxes.list())
+              J.value(C.program().names().Axes[A]);
+          });
         J.attribute("slowest_stage", int64_t(PI->SlowestStage));
         J.attributeArray("stages", [&] {
           for (size_t I = 0; I < PI->StageFwd.size(); ++I)

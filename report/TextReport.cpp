@@ -287,9 +287,15 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
       Stages +=
           (I ? " / " : "") + formatTime(PI->StageFwd[I] + PI->StageBwd[I]);
     OS << fmt::format("  stages t_f + t_b     {}\n", Stages);
+    std::string Split;
+    for (AxisId A : PI->SendGatherAxes.list())
+      Split += C.mesh().Axes[A].Name;
     OS << fmt::format("  sends                {} forward, {} backward per "
-                      "stage boundary (on the critical path)\n",
-                      formatTime(PI->SendFwd), formatTime(PI->SendBwd));
+                      "stage boundary (on the critical path{})\n",
+                      formatTime(PI->SendFwd), formatTime(PI->SendBwd),
+                      Split.empty() ? ""
+                                    : "; scattered over " + Split +
+                                          " and gathered on arrival");
   }
   OS << fmt::format("  forward t_f          {}{}\n", formatTime(S.TFwd),
                     PI ? "  (the slowest stage's)" : "");
