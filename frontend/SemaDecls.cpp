@@ -250,7 +250,11 @@ void Sema::cluster(const ClusterDecl &D) {
                      C.Levels[I].Name);
   }
   // NCCL's two protocols (docs/cost-model.md §3): both numbers or
-  // neither, checked at each level this declaration writes.
+  // neither, checked at each level this declaration writes. A collective
+  // picks one protocol over all the levels it crosses, so a level's
+  // dominated line is dead only when no other level has two.
+  unsigned TwoProtocolLevels = llvm::count_if(
+      C.Levels, [](const LevelSpec &L) { return L.twoProtocols(); });
   for (size_t I = 0; Ok && I < C.Levels.size(); ++I) {
     const LevelSpec &Spec = C.Levels[I];
     const LevelAST *Written = nullptr;
@@ -267,7 +271,7 @@ void Sema::cluster(const ClusterDecl &D) {
       Ok = false;
       continue;
     }
-    if (!Small)
+    if (!Small || TwoProtocolLevels > 1)
       continue;
     // One line below the other at every size: one protocol never wins.
     double BulkLat = *Spec.BulkLatency;

@@ -92,7 +92,9 @@ enum class StageEnd { First, Last };
 
 /// How many copies of a value or param one end of a pipeline holds: the
 /// first stage all that comes before the pipelined repeat, the last all
-/// that comes after it, and each 1/p of the repeat's.
+/// that comes after it, and each 1/p of the repeat's. An input is loaded
+/// wherever it is read (docs/language.md). With one stage it is both ends
+/// and holds everything.
 class StageShare {
 public:
   StageShare(const Module &Program, int64_t Stages, StageEnd End)
@@ -101,7 +103,7 @@ public:
       const Op *O = Top->ops()[I].get();
       Index[O] = I;
       auto *R = dyn_cast<RepeatOp>(O);
-      if (R && R->pipelineAxis() && !Pipelined) {
+      if (R && R->pipelineAxis() && !Pipelined && Stages > 1) {
         Pipelined = I;
         Repeat = R;
       }
@@ -124,10 +126,22 @@ public:
   double copies(const Op *O, int64_t Copies) const {
     if (!Pipelined)
       return double(Copies);
+    if (isa<InputOp>(O))
+      return readHere(*O->result()) ? double(Copies) : 0;
     size_t I = Index.lookup(topLevel(O));
     if (I == *Pipelined)
       return double(Copies) / double(Stages);
     return (I < *Pipelined) == (End == StageEnd::First) ? double(Copies) : 0;
+  }
+  /// Whether an input is read on this end: by the pipelined repeat (every
+  /// stage), or by the code before it (the first) or after it (the last).
+  bool readHere(const Value &V) const {
+    for (const Op *U : V.users()) {
+      size_t I = Index.lookup(topLevel(U));
+      if (I == *Pipelined || (I < *Pipelined) == (End == StageEnd::First))
+        return true;
+    }
+    return false;
   }
   /// Whether \p O is in the pipelined repeat (on every stage).
   bool inPipeline(const Op *O) const {
@@ -158,6 +172,65 @@ public:
   llvm::StringRef name() const override { return "check-memory"; }
   bool run(MeshCompile &C, DiagnosticEngine &Diags) override;
 };
+
+/// The transient term of one end (COST-MODEL.md §7): the largest bytes one
+/// forward or backward statement of that stage gathers, with an op's
+/// workspace less what is already counted as kept.
+void transientTerm(const MeshCompile &C, StageEnd End, int64_t Stages,
+                   MemorySummary &S) {
+  const MeshSpec &Mesh = C.mesh();
+  const Module &M = *C.lowered();
+  std::vector<double> Gathered(M.info().Statements.size(), 0.0);
+  // The kept table names the derive-backward module's ops: matched by
+  // statement.
+  std::vector<double> Workspace(Gathered.size(), 0.0);
+  llvm::DenseSet<unsigned> KeptStmts;
+  for (auto [O, Copies] : C.Tables.Kept)
+    KeptStmts.insert(O->stmt());
+  // The lowered step puts the head and the loss, forward and backward,
+  // between the pipelined forward repeat and the next pipelined repeat,
+  // the backward's: the last stage runs those three, the first stage all
+  // but what lies between them. (The optimizer's repeat, when there is
+  // one, is pipelined too, and comes after the backward's.)
+  llvm::SmallVector<size_t, 3> Pipelined;
+  llvm::DenseMap<const Op *, size_t> TopIndex;
+  for (size_t I = 0; I < M.body().ops().size(); ++I) {
+    const Op *O = M.body().ops()[I].get();
+    TopIndex[O] = I;
+    if (auto *R = dyn_cast<RepeatOp>(O); R && R->pipelineAxis())
+      Pipelined.push_back(I);
+  }
+  auto OnStage = [&](const Op &O) {
+    if (Stages == 1 || Pipelined.size() < 2)
+      return true;
+    size_t I = TopIndex.lookup(topLevel(&O));
+    bool Between = I > Pipelined[0] && I < Pipelined[1];
+    if (End == StageEnd::First)
+      return !Between;
+    return I >= Pipelined[0] && I <= Pipelined[1];
+  };
+  walk(M.body(), [&](const Op &O) {
+    if (!OnStage(O))
+      return;
+    if (O.stmt() != NoStmt)
+      if (double W = O.workspaceBytes(Mesh))
+        Workspace[O.stmt()] +=
+            W - (KeptStmts.count(O.stmt()) ? O.keptBytes(Mesh) : 0);
+    std::optional<CollectiveKind> K = collectiveKindOf(O.kind());
+    if (!K || O.stmt() == NoStmt)
+      return;
+    Phase Ph = M.statement(O.stmt()).Ph;
+    if ((*K == CollectiveKind::AllGather || *K == CollectiveKind::AllToAll) &&
+        (Ph == Phase::Forward || Ph == Phase::Backward))
+      Gathered[O.stmt()] += O.result()->type().localBytes(Mesh);
+  });
+  for (size_t I = 0; I < Gathered.size(); ++I)
+    if (Gathered[I] + Workspace[I] > S.Bytes[unsigned(MemoryTerm::Transient)]) {
+      S.Bytes[unsigned(MemoryTerm::Transient)] = Gathered[I] + Workspace[I];
+      S.TransientStmt = unsigned(I);
+      S.TransientWorkspace = Workspace[I];
+    }
+}
 
 /// COST-MODEL.md §7's table for one end of the pipeline (the whole step
 /// without one).
@@ -214,56 +287,7 @@ MemorySummary stageMemory(const MeshCompile &C, StageEnd End) {
     Add(MemoryTerm::Activations,
         O->keptBytes(Mesh) * Share.copies(O, Copies) *
             (Share.inPipeline(O) ? S.InFlight : OutsideInFlight));
-  std::vector<double> Gathered(M.info().Statements.size(), 0.0);
-  // An op's workspace, less what is already counted as kept (the kept
-  // table names the derive-backward module's ops: matched by statement).
-  std::vector<double> Workspace(Gathered.size(), 0.0);
-  llvm::DenseSet<unsigned> KeptStmts;
-  for (auto [O, Copies] : C.Tables.Kept)
-    KeptStmts.insert(O->stmt());
-  // The lowered step puts the head and the loss, forward and backward,
-  // between the pipelined forward repeat and the next pipelined repeat,
-  // the backward's: the last stage runs those three, the first stage all
-  // but what lies between them. (The optimizer's repeat, when there is
-  // one, is pipelined too, and comes after the backward's.)
-  llvm::SmallVector<size_t, 3> Pipelined;
-  llvm::DenseMap<const Op *, size_t> TopIndex;
-  for (size_t I = 0; I < M.body().ops().size(); ++I) {
-    const Op *O = M.body().ops()[I].get();
-    TopIndex[O] = I;
-    if (auto *R = dyn_cast<RepeatOp>(O); R && R->pipelineAxis())
-      Pipelined.push_back(I);
-  }
-  auto OnStage = [&](const Op &O) {
-    if (Pipelined.size() < 2)
-      return true;
-    size_t I = TopIndex.lookup(topLevel(&O));
-    bool Between = I > Pipelined[0] && I < Pipelined[1];
-    if (End == StageEnd::First)
-      return !Between;
-    return I >= Pipelined[0] && I <= Pipelined[1];
-  };
-  walk(M.body(), [&](const Op &O) {
-    if (!OnStage(O))
-      return;
-    if (O.stmt() != NoStmt)
-      if (double W = O.workspaceBytes(Mesh))
-        Workspace[O.stmt()] +=
-            W - (KeptStmts.count(O.stmt()) ? O.keptBytes(Mesh) : 0);
-    std::optional<CollectiveKind> K = collectiveKindOf(O.kind());
-    if (!K || O.stmt() == NoStmt)
-      return;
-    Phase Ph = M.statement(O.stmt()).Ph;
-    if ((*K == CollectiveKind::AllGather || *K == CollectiveKind::AllToAll) &&
-        (Ph == Phase::Forward || Ph == Phase::Backward))
-      Gathered[O.stmt()] += O.result()->type().localBytes(Mesh);
-  });
-  for (size_t I = 0; I < Gathered.size(); ++I)
-    if (Gathered[I] + Workspace[I] > S.Bytes[unsigned(MemoryTerm::Transient)]) {
-      S.Bytes[unsigned(MemoryTerm::Transient)] = Gathered[I] + Workspace[I];
-      S.TransientStmt = unsigned(I);
-      S.TransientWorkspace = Workspace[I];
-    }
+  transientTerm(C, End, Stages, S);
   for (double B : S.Bytes)
     S.Total += B;
   S.Capacity = Mesh.Cluster->Chip.HbmBytes;
