@@ -135,7 +135,10 @@ bool Sema::run() {
     chooseMesh(llvm::SMRange());
   checkPipelineAxisUnused();
   checkPipelineSettings();
-  checkPipelineCrossings();
+  // A statement that failed leaves the repeat without its carried value:
+  // the crossings are checked on a program that lowered whole.
+  if (!Diags.hasErrors())
+    checkPipelineCrossings();
   if (TrainBlock && !AnyParam && !Diags.hasErrors())
     Diags.report(TrainBlock->Range.Start, diag::TrainWithoutParams);
   return !Diags.hasErrors();

@@ -39,7 +39,8 @@ namespace {
 
 /// What would shrink a term, given what the step already does: never a
 /// setting the file already has.
-std::string shrinkHint(MemoryTerm T, const TrainConfig &C) {
+std::string shrinkHint(MemoryTerm T, const TrainConfig &C,
+                       const MemorySummary &S) {
   const char *MoreAxes = "shard the params over more axes (tensor or "
                          "pipeline parallelism)";
   switch (T) {
@@ -73,7 +74,10 @@ std::string shrinkHint(MemoryTerm T, const TrainConfig &C) {
     }
     llvm_unreachable("every policy has a hint");
   case MemoryTerm::Transient:
-    return "the largest set of values one statement gathers";
+    return S.TransientWorkspace > 0
+               ? "the workspace of one op (unfused attention's score-sized "
+                 "tensors: 'fused = true' has none) and what it gathers"
+               : "the largest set of values one statement gathers";
   }
   llvm_unreachable("every memory term has a hint");
 }
@@ -155,6 +159,11 @@ public:
   bool inPipeline(const SavedValue &S) const {
     if (Repeat && Repeat->carriedFrom(S.V))
       return true;
+    // An input the layers read is held for their backward, like theirs.
+    if (Pipelined && isa<InputOp>(S.V->def()))
+      return llvm::any_of(S.V->users(), [&](const Op *U) {
+        return Index.lookup(topLevel(U)) == *Pipelined;
+      });
     return S.HeldIn != Top && inPipeline(S.V->def());
   }
 
@@ -326,7 +335,7 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
   for (MemoryTerm T : Order)
     Diags.report(Train->At, diag::MemoryTermNote, memoryTermName(T).str(),
                  formatAmount(S.Bytes[unsigned(T)], "B"),
-                 shrinkHint(T, *Train));
+                 shrinkHint(T, *Train, S));
   // Reported, and the report still printed: the pipeline goes on.
   return true;
 }

@@ -390,6 +390,7 @@ bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
   C = &Compile;
   Diags = &D;
   Train = &*Checked.config().Train;
+  RecomputedKept = false;
   Info = std::make_shared<ProgramInfo>(Checked.info());
   TM = std::make_unique<Module>(Info, Compile.mesh(), Checked.config(),
                                 Module::Stage::Checked);
@@ -422,6 +423,8 @@ bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
   }
   for (const Op *O : KeptSet)
     Compile.Tables.Kept.push_back({O, Info->Statements[O->stmt()].Repeat});
+  if (Train->Recompute == RecomputePolicy::Attention && !RecomputedKept)
+    D.report(Train->At, diag::RecomputeAttentionUnused);
   Compile.Tables.Params = Params->takeInfos();
   Compile.setTraining(std::move(TM));
   return !D.hasErrors();

@@ -92,6 +92,10 @@ private:
   MeshCompile *C = nullptr;
   DiagnosticEngine *Diags = nullptr;
   const TrainConfig *Train = nullptr;
+  /// Whether an op's kept values were re-run instead (selective and
+  /// attention recompute): `recompute = attention` without one does what
+  /// `none` does.
+  bool RecomputedKept = false;
   std::shared_ptr<ProgramInfo> Info;
   std::unique_ptr<Module> TM;
   std::unique_ptr<OpBuilder> B;

@@ -113,6 +113,7 @@ void DeriveBackward::keep(const Op &F) {
       F.selectivelyRecomputed() &&
       Facts.DefBlock.lookup(F.result()) == Scopes.back().Fwd) {
     // The backward ops read the saved result, not the re-run's.
+    RecomputedKept = true;
     recompute(F.result());
     Scopes.back().Recomputed.erase(F.result());
     return;

@@ -318,9 +318,13 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
       const ShardType &T = Vl->type();
       double Local = T.localBytes(Mesh);
       AxisSet Split;
-      if (Train.ScatterGather && T.Unreduced.empty()) {
+      // One stage has no boundary to send across.
+      if (Train.ScatterGather && T.Unreduced.empty() && P > 1) {
         Split = AllAxes.without(T.axesUsed());
         Split.erase(Axis);
+        for (AxisId A : Split.list())
+          if (Mesh.Axes[A].Size == 1)
+            Split.erase(A); // nothing to split over
       }
       int64_t R = axesProduct(Split, Mesh);
       if (R <= 1) {
@@ -510,8 +514,9 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &D) {
     if (S.Pipeline && Train->ScatterGather &&
         S.Pipeline->SendGatherAxes.empty())
       D.report(Train->At, diag::ScatterGatherUnused,
-               "no value the stages send is replicated over an axis but the "
-               "pipeline's");
+               S.Stages <= 1 ? "the pipeline has one stage"
+                             : "no value the stages send is replicated over "
+                               "an axis but the pipeline's");
   } else {
     if (Train->ScatterGather)
       D.report(Train->At, diag::ScatterGatherUnused,

@@ -276,8 +276,8 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
   std::string Pipe = "no pipeline";
   if (PI)
     Pipe = fmt::format(
-        "{} stages over {}, {}{}", S.Stages, M.names().Axes[PI->Axis],
-        scheduleName(PI->Schedule).str(),
+        "{} stage{} over {}, {}{}", S.Stages, S.Stages == 1 ? "" : "s",
+        M.names().Axes[PI->Axis], scheduleName(PI->Schedule).str(),
         PI->Chunks > 1 ? fmt::format(" with {} chunks", PI->Chunks) : "");
   OS << fmt::format("\nstep ({} microbatch{}, {}):\n", Mb, Mb == 1 ? "" : "es",
                     Pipe);
@@ -289,7 +289,7 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
     OS << fmt::format("  stages t_f + t_b     {}\n", Stages);
     std::string Split;
     for (AxisId A : PI->SendGatherAxes.list())
-      Split += C.mesh().Axes[A].Name;
+      Split += (Split.empty() ? "" : ",") + C.mesh().Axes[A].Name;
     OS << fmt::format("  sends                {} forward, {} backward per "
                       "stage boundary (on the critical path{})\n",
                       formatTime(PI->SendFwd), formatTime(PI->SendBwd),

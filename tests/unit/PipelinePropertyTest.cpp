@@ -35,7 +35,8 @@ constexpr uint64_t NumSeeds = 60;
 struct PipelineProgram {
   int64_t D = 1, P = 2, T = 1, PerStage = 1, M = 1, Chunks = 1;
   std::string Schedule = "1f1b";
-  bool Pre = false, Post = false, Tp = false, SyncAfter = false;
+  bool Pre = false, Post = false, Tp = false, SyncAfter = false,
+       ScatterGather = false;
   int Zero = 0;
 
   std::string render() const {
@@ -58,9 +59,10 @@ struct PipelineProgram {
     if (Post)
       S += "param W_head : bf16[E, F];\nlogits[B_D, F] = x * W_head;\n";
     S += fmt::format("train {{ microbatches = {}; schedule = {}; chunks = {}; "
-                     "zero = {};{} }}\n",
+                     "zero = {};{}{} }}\n",
                      M, Schedule, Chunks, Zero,
-                     SyncAfter ? " sync = after_backward;" : "");
+                     SyncAfter ? " sync = after_backward;" : "",
+                     ScatterGather ? " scatter_gather = true;" : "");
     return S;
   }
 };
@@ -85,6 +87,7 @@ PipelineProgram program(uint64_t Seed) {
   G.Tp = G.T > 1 && C.percent(70);
   G.Zero = int(C.between(0, 3));
   G.SyncAfter = C.percent(30);
+  G.ScatterGather = C.percent(40);
   return G;
 }
 
@@ -138,6 +141,22 @@ TEST(PipelineProperty, MakespanBetweenTheBounds) {
     EXPECT_NEAR(S.TStep, S.TPipe + S.TSyncExposed + S.TOpt + S.TParamGather,
                 1e-9 * S.TStep)
         << Src;
+  }
+}
+
+TEST(PipelineProperty, ScatterGatherSplitsOverTheReplicaAxis) {
+  // x[B_D, E] crosses the stages replicated over T only: with
+  // scatter_gather its sends split over T when T > 1, else nothing.
+  for (uint64_t Seed = 0; Seed < NumSeeds; ++Seed) {
+    const InProcessResult &R = compiled(Seed);
+    if (!R.Compiled)
+      continue;
+    PipelineProgram G = program(Seed);
+    const auto &PI = *R.Compile->Tables.Step->Pipeline;
+    bool Split = G.ScatterGather && G.T > 1;
+    EXPECT_EQ(PI.SendGatherAxes.size(), Split ? 1u : 0u) << G.render();
+    if (Split)
+      EXPECT_TRUE(PI.SendGatherAxes.contains(2)) << G.render(); // T
   }
 }
 
