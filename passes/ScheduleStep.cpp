@@ -19,6 +19,7 @@
 #include "passes/Pipeline.h"
 #include "passes/Schedule.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace shardc;
 
@@ -238,7 +239,15 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
   StepSummary::Pieces &Pc = S.Program;
   Pc.FwdBody = &RF;
   Pc.BwdBody = &RB;
+  // The syncs of what runs on the first stage only and on the last only:
+  // a chip issues its own stage's (below).
+  double SyncFirst = 0, SyncLast = 0;
   for (const auto &O : M->body().ops()) {
+    double SyncBefore = S.TSync;
+    auto SyncSide = llvm::make_scope_exit([&] {
+      if (O.get() != &RF && O.get() != &RB)
+        (Part < 2 ? SyncLast : SyncFirst) += S.TSync - SyncBefore;
+    });
     if (auto *R = dyn_cast<RepeatOp>(O.get())) {
       Last = NoStmt;
       if (R == &RF) {
@@ -487,6 +496,9 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
           S.TSync -=
               Cost->Time * double(St.Repeat) * Runs * (1 - 1 / double(P));
       });
+  // ... and the first or the last stage's own, whichever issues more: the
+  // other end's are another chip's.
+  S.TSync -= std::min(SyncFirst, SyncLast);
   // What the step needs of the makespan and the syncs: a piece of
   // Makespan compute time leaving the syncs' overrun as backlog.
   StreamEffect Step = StreamEffect::compute(Run.Makespan);
