@@ -497,8 +497,9 @@ StreamEffect ScheduleStep::pipelined(const RepeatOp &RF, const RepeatOp &RB) {
               Cost->Time * double(St.Repeat) * Runs * (1 - 1 / double(P));
       });
   // ... and the first or the last stage's own, whichever issues more: the
-  // other end's are another chip's.
-  S.TSync -= std::min(SyncFirst, SyncLast);
+  // other end's are another chip's (one stage is both ends).
+  if (P > 1)
+    S.TSync -= std::min(SyncFirst, SyncLast);
   // What the step needs of the makespan and the syncs: a piece of
   // Makespan compute time leaving the syncs' overrun as backlog.
   StreamEffect Step = StreamEffect::compute(Run.Makespan);
@@ -519,9 +520,7 @@ bool ScheduleStep::run(MeshCompile &Compile, DiagnosticEngine &D) {
   S.Microbatches = Microbatches;
   CommsPerStep.assign(M->info().Statements.size(), 0.0);
   StreamEffect Step;
-  auto [Fwd, Bwd] = pipelinedRepeats(*M);
-  bool Pipelined = Fwd && Bwd;
-  if (Pipelined) {
+  if (auto [Fwd, Bwd] = pipelinedRepeats(*M); Fwd && Bwd) {
     Step = pipelined(*Fwd, *Bwd);
     if (S.Pipeline && Train->ScatterGather &&
         S.Pipeline->SendGatherAxes.empty())
