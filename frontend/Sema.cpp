@@ -135,9 +135,10 @@ bool Sema::run() {
     chooseMesh(llvm::SMRange());
   checkPipelineAxisUnused();
   checkPipelineSettings();
-  // A statement that failed leaves the repeat without its carried value:
-  // the crossings are checked on a program that lowered whole.
-  if (!Diags.hasErrors())
+  // A statement that failed in the pipelined repeat can leave it without
+  // its carried value: the crossings are checked only on a body that
+  // lowered whole.
+  if (!PipelineBodyFailed)
     checkPipelineCrossings();
   if (TrainBlock && !AnyParam && !Diags.hasErrors())
     Diags.report(TrainBlock->Range.Start, diag::TrainWithoutParams);

@@ -225,6 +225,11 @@ private:
   /// The pipelined `repeat ... over` (LANGUAGE.md §9) and its axis.
   const RepeatDecl *Pipeline = nullptr;
   bool PipelineWritten = false; ///< a `repeat ... over`, even a wrong one
+  /// An error inside the pipelined repeat's body: it may have lost its
+  /// carried value, so stage crossings are not checked.
+  bool PipelineBodyFailed = false;
+  /// The train block's `chunks` was rejected (one chunk is then no choice).
+  bool ChunksRejected = false;
   std::optional<AxisId> PipelineAxis;
   /// Every tensor name bound, for the pipeline axis check at the end.
   std::vector<std::pair<Ident, const Value *>> Bound;

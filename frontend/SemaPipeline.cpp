@@ -104,8 +104,7 @@ void Sema::checkPipelineSettings() {
       Diags.report(P.Name.Range, diag::PipelineSettingUnused, P.Name.Name,
                    "unless 'schedule = interleaved'");
     else if (Schedule && T.Schedule == PipelineSchedule::Interleaved &&
-             T.Chunks == 1 && !Diags.hasErrors()) // not after a bad 'chunks'
-
+             T.Chunks == 1 && !ChunksRejected)
       Diags.report(P.Name.Range, diag::PipelineSettingUnused,
                    "schedule = interleaved",
                    "with one chunk: it runs as 1f1b (set 'chunks')");

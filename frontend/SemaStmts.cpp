@@ -167,6 +167,7 @@ void Sema::repeat(const RepeatDecl &D) {
   Builder->setInsertionPointToEnd(R->body());
   Scopes.emplace_back();
   Repeats.push_back({Scopes.size() - 1, R, {}});
+  unsigned ErrorsBefore = Diags.errorCount();
   for (const DeclPtr &Item : D.Body) {
     if (Diags.shouldStop())
       break;
@@ -179,6 +180,8 @@ void Sema::repeat(const RepeatDecl &D) {
       Diags.report(Item->Range, diag::DeclNotAllowedInRepeat,
                    declKindSpelling(Item->Kind));
   }
+  if (Pipe && Diags.errorCount() > ErrorsBefore)
+    PipelineBodyFailed = true;
   for (auto [S, Init] : Repeats.back().Entries)
     if (Init && S->Tensor && S->Tensor != Init)
       R->addCarried(Init, S->Tensor);

@@ -60,8 +60,10 @@ void Sema::train(const TrainDecl &D) {
   T.At = Diags.location(D.Range.Start);
   for (const Property &P : D.Props) {
     const PropSchema *S = findSchema(PropOwner::Train, P.Name.Name);
-    if (!S || !Props.has(S->Id))
+    if (!S || !Props.has(S->Id)) {
+      ChunksRejected |= S && S->Id == PropId::Train_chunks;
       continue; // reported by checkProps
+    }
     const PropValue &V = Props.get(S->Id);
     bool None = false;
     switch (S->Id) {

@@ -83,7 +83,9 @@ struct StepSummary {
   double TFwd = 0, TBwd = 0, TBwdFirst = 0;
   double TPipe = 0;        ///< all microbatches' forward and backward
   double TSyncExposed = 0; ///< sync time past the end of the last backward
-  double TSync = 0;        ///< every gradient sync of the step, summed
+  /// The gradient syncs one chip issues per step, summed: with a pipeline
+  /// its stage's share of the layers' and the busier end's own.
+  double TSync = 0;
   double TOpt = 0;         ///< the optimizer updates
   double TParamGather = 0; ///< ZeRO 1-2's gathers of the updated params
   double TStep = 0;
