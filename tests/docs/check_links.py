@@ -148,12 +148,14 @@ class Checker:
     def markdown(self, path):
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        for n, line, code in prose_lines(text):
+        prose = []  # the text without code, line for line: a link's text
+        for n, line, code in prose_lines(text):  # may span lines
             self.names(path, n, line)
-            if code:
-                continue
-            for m in LINK.finditer(CODE_SPAN.sub("", line)):
-                self.link(path, n, m.group(2))
+            prose.append("" if code else CODE_SPAN.sub(
+                lambda m: " " * len(m.group(0)), line))
+        prose = "\n".join(prose)
+        for m in LINK.finditer(prose):
+            self.link(path, prose.count("\n", 0, m.start(2)) + 1, m.group(2))
 
     def plain(self, path):
         with open(path, encoding="utf-8") as f:
