@@ -219,23 +219,16 @@ Op *Sema::attention(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                  Info->Names.Dims[KHeads.Id], KHeads.Size);
     return nullptr;
   }
-  // Each chip's query heads read their own KV heads: k and v sharded over
-  // the heads are sharded as q is, which must divide them (written whole,
-  // every chip keeps them all).
-  int64_t Ways = axesProduct(NHeads.Axes, *Mesh);
-  if (!KHeads.Axes.empty() && KHeads.Size % Ways != 0) {
-    Diags.report(D.Args[1].Range, diag::AttentionKvShards,
-                 Info->Names.Dims[KHeads.Id], KHeads.Size,
-                 axisNames(NHeads.Axes, Info->Names), Ways);
-    return nullptr;
-  }
+  // Whether the query heads' sharding divides the KV heads depends on the
+  // mesh's sizes: bind-mesh checks it, at k.
   if (!checkBuiltinResult(D, Q, Out, AxisSet()))
     return nullptr;
   if (!checkPeak(D, Q.Elt, /*Matmul=*/true))
     return nullptr;
   unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Attention);
   return Builder->create<AttentionOp>(Diags.location(D.Range.Start), St, Args,
-                                      D.Out.Name, Out, Causal, Fused, Dropout);
+                                      D.Out.Name, Out, Causal, Fused, Dropout,
+                                      Diags.location(D.Args[1].Range.Start));
 }
 
 Op *Sema::embed(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
@@ -407,19 +400,21 @@ Op *Sema::moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   LogitsT.Dims.back() = WrT.Dims[1];
   if (!partContraction(D, Y + ".router", Args[0], Wr, LogitsT))
     return nullptr;
-  // The capacity slots per expert, rounded up so that every chip holding
-  // tokens gets the same number (docs/cost-model.md §8).
-  double Tokens = 1;
-  for (size_t I = 0; I + 1 < X.Dims.size(); ++I)
-    Tokens *= double(X.Dims[I].Size);
+  // The capacity slots per expert on the file's mesh; bind-mesh sizes them
+  // again for each other mesh, with the same function.
+  MoeDispatchOp::Capacity Rule{Top, Capacity};
+  std::optional<int64_t> C = MoeDispatchOp::slots(Rule, X, Experts.Size, *Mesh);
+  if (!C) {
+    Diags.report(Props.has(PropId::Moe_capacity)
+                     ? Props.get(PropId::Moe_capacity).Range
+                     : D.Callee.Range,
+                 diag::MoeSlotsOverflow, Info->Names.Dims[Experts.Id]);
+    return nullptr;
+  }
   AxisList TokAxes = tokenAxes(X);
-  int64_t Shards = axesProduct(TokAxes, *Mesh);
-  int64_t C = int64_t(std::ceil(double(Top) * Capacity * Tokens /
-                                double(Experts.Size) / double(Shards))) *
-              Shards;
   TensorDim Slots;
   Slots.Id = Info->Names.Dims.size();
-  Slots.Size = C;
+  Slots.Size = *C;
   Info->Names.Dims.push_back(Y + ".C");
   // The experts' sharding: X over W1's expert axes; the slots over the
   // tokens' axes that are not expert axes.
@@ -431,11 +426,8 @@ Op *Sema::moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
     if (!llvm::is_contained(Experts.Axes, A))
       Buf.Dims[1].Axes.push_back(A);
   Buf.Dims[2].Axes = E.Axes;
-  Value *In = part<MoeDispatchOp>(D, Y + ".dispatch", {Args[0]}, Buf);
-  // Of the C slots, top x tokens / X hold tokens: MFU counts those.
-  // (With capacity below 1 every slot is used and tokens are dropped.)
-  double Used =
-      std::min(1.0, double(Top) * Tokens / double(Experts.Size) / double(C));
+  Value *In = part<MoeDispatchOp>(D, Y + ".dispatch", {Args[0]}, Buf, Rule);
+  double Used = MoeDispatchOp::usedShare(Rule, X, Experts.Size, *C);
   ShardType HT = Buf;
   HT.Dims[2] = F;
   Value *H = partContraction(D, Y + ".up", In, Args[1], HT, Used);

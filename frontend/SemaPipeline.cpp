@@ -6,16 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace shardc;
-
-namespace {
-/// The most slices a pipeline's simulated schedule may have (about a
-/// second and a few hundred MB of slices).
-constexpr int64_t MaxPipelineSlices = int64_t(1) << 22;
-} // namespace
 
 /// `repeat N over A` (LANGUAGE.md §9): A a mesh axis, the pipeline the
 /// file's only one and at the top level, N split evenly into the stages
@@ -44,42 +37,9 @@ std::optional<AxisId> Sema::pipelineAxis(const RepeatDecl &D, int64_t N) {
                  Names);
     return std::nullopt;
   }
-  int64_t Stages = Mesh->Axes[*A].Size;
-  int64_t Chunks =
-      Config.Train && Config.Train->Schedule == PipelineSchedule::Interleaved
-          ? Config.Train->Chunks
-          : 1;
-  if (N % (Stages * Chunks) != 0) {
-    std::string Split = std::to_string(Stages) + " stages";
-    if (Chunks > 1)
-      Split += " x " + std::to_string(Chunks) + " chunks";
-    Diags.report(D.Count->Range, diag::PipelineIndivisible, N, Split,
-                 Stages * Chunks);
-    return std::nullopt;
-  }
-  // Megatron-LM's interleaved order needs whole groups of p microbatches;
-  // reported at `microbatches` when the train block writes it.
-  llvm::SMRange MbAt = D.Over.Range;
-  if (TrainBlock)
-    for (const Property &P : TrainBlock->Props)
-      if (P.Name.Name == "microbatches")
-        MbAt = P.Value->Range;
-  if (Chunks > 1 && Config.Train->Microbatches % Stages != 0) {
-    Diags.report(MbAt, diag::InterleavedMicrobatches, Stages,
-                 Config.Train->Microbatches);
-    return std::nullopt;
-  }
-  // The simulation is linear in its slices, which are bounded
-  // (docs/limits.md).
-  int64_t Mb = Config.Train ? Config.Train->Microbatches : 1;
-  if (Mb > MaxPipelineSlices / (2 * Stages * Chunks)) {
-    Diags.report(MbAt, diag::PipelineTooManySlices,
-                 Mb > INT64_MAX / (2 * Stages * Chunks)
-                     ? INT64_MAX
-                     : 2 * Stages * Chunks * Mb,
-                 Stages, Chunks, Mb, MaxPipelineSlices);
-    return std::nullopt;
-  }
+  // Whether N splits into the stages (and chunks), and the microbatches
+  // into the interleaved schedule's groups, depends on the mesh's sizes:
+  // bind-mesh checks them, for this mesh and every other.
   if (!Config.Train)
     Diags.report(D.Over.Range, diag::PipelineWithoutTrain);
   Pipeline = &D;
@@ -111,51 +71,15 @@ void Sema::checkPipelineSettings() {
   }
 }
 
-/// LANGUAGE.md §9: only the carried value crosses stages (point to point,
-/// priced). A value computed before the pipelined repeat lives on the first
-/// stage; read inside the repeat (every stage) or after it (the last), it
-/// would need a transfer shardc does not price, so it is an error. Inputs
-/// (data, token ids) are loaded wherever they are read.
+/// LANGUAGE.md §9: only the carried value crosses stages, on a mesh with
+/// more than one (bind-mesh checks the same on every other mesh). Checked
+/// here too so that an error elsewhere in the file does not hide one.
 void Sema::checkPipelineCrossings() {
   if (!PipelineAxis || !IR || Mesh->Axes[*PipelineAxis].Size == 1)
     return;
-  const Block &Top = IR->body();
-  size_t At = 0;
-  const RepeatOp *Pipe = nullptr;
-  for (; At < Top.ops().size(); ++At) {
-    auto *R = dyn_cast<RepeatOp>(Top.ops()[At].get());
-    if (R && R->pipelineAxis()) {
-      Pipe = R;
-      break;
-    }
-  }
-  if (!Pipe)
-    return;
-  llvm::DenseSet<const Value *> FirstStage;
-  for (size_t I = 0; I < At; ++I) {
-    const Op &O = *Top.ops()[I];
-    auto Add = [&](const Op &D) {
-      if (D.result() && !isa<InputOp>(D))
-        FirstStage.insert(D.result());
-    };
-    Add(O);
-    for (Block *B : O.regions())
-      walk(*B, Add);
-  }
-  llvm::DenseSet<const Value *> Reported;
-  auto Check = [&](const Op &O, bool InBody) {
-    for (const Value *V : O.operands())
-      if (FirstStage.count(V) && !(InBody && Pipe->carriedFrom(V)) &&
-          Reported.insert(V).second)
-        Diags.report(O.loc(), diag::PipelineCrossing, V->name());
-  };
-  walk(Pipe->body(), [&](const Op &O) { Check(O, true); });
-  for (size_t I = At + 1; I < Top.ops().size(); ++I) {
-    const Op &O = *Top.ops()[I];
-    Check(O, false);
-    for (Block *B : O.regions())
-      walk(*B, [&](const Op &In) { Check(In, false); });
-  }
+  forEachPipelineCrossing(IR->body(), [&](const Op &O, const Value &V) {
+    Diags.report(O.loc(), diag::PipelineCrossing, V.name());
+  });
 }
 
 /// LANGUAGE.md §9: the pipeline axis places stages; it shards no tensor.

@@ -161,8 +161,9 @@ void Sema::repeat(const RepeatDecl &D) {
     RepeatProduct = Saved;
     return;
   }
-  auto *R = Builder->createNoResult<RepeatOp>(Diags.location(D.Range.Start),
-                                              NoStmt, N->Int, Pipe);
+  auto *R = Builder->createNoResult<RepeatOp>(
+      Diags.location(D.Range.Start), NoStmt, N->Int, Pipe,
+      Diags.location(D.Count->Range.Start), Diags.location(D.Over.Range.Start));
   Block &Outer = Builder->block();
   Builder->setInsertionPointToEnd(R->body());
   Scopes.emplace_back();

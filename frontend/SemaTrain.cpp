@@ -69,6 +69,7 @@ void Sema::train(const TrainDecl &D) {
     switch (S->Id) {
     case PropId::Train_microbatches:
       T.Microbatches = V.Whole;
+      T.MicrobatchesAt = Diags.location(V.Range.Start);
       break;
     case PropId::Train_chunks:
       T.Chunks = V.Whole;

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "ir/Backward.h"
 #include "ir/Ops.h"
+#include <algorithm>
+#include <cmath>
 
 using namespace shardc;
 
@@ -283,6 +285,35 @@ AxisList shardc::tokenAxes(const ShardType &T) {
   for (size_t I = 0; I + 1 < T.Dims.size(); ++I)
     Axes.append(T.Dims[I].Axes.begin(), T.Dims[I].Axes.end());
   return Axes;
+}
+
+/// The routed tokens: every dim of \p Tokens but the last.
+static double tokenCount(const ShardType &Tokens) {
+  double N = 1;
+  for (size_t I = 0; I + 1 < Tokens.Dims.size(); ++I)
+    N *= double(Tokens.Dims[I].Size);
+  return N;
+}
+
+std::optional<int64_t> MoeDispatchOp::slots(Capacity C, const ShardType &Tokens,
+                                            int64_t Experts,
+                                            const MeshSpec &M) {
+  double Shards = double(axesProduct(tokenAxes(Tokens), M));
+  double PerShard = std::ceil(double(C.Top) * C.Factor * tokenCount(Tokens) /
+                              double(Experts) / Shards);
+  // Compared as doubles: a capacity of 1e300 must not wrap an integer. The
+  // buffer [experts, slots, width] is a tensor: at most 2^62 elements.
+  double Width = double(Tokens.Dims.back().Size);
+  if (!(PerShard * Shards * double(Experts) * Width <=
+        double(int64_t(1) << 62)))
+    return std::nullopt;
+  return int64_t(PerShard) * int64_t(Shards);
+}
+
+double MoeDispatchOp::usedShare(Capacity C, const ShardType &Tokens,
+                                int64_t Experts, int64_t Slots) {
+  return std::min(1.0, double(C.Top) * tokenCount(Tokens) / double(Experts) /
+                           double(Slots));
 }
 
 /// The buffer `[X, C, E]` as the chips holding tokens \p Tokens fill it: X

@@ -26,8 +26,12 @@ namespace shardc {
 /// probabilities (with dropout also its mask and output) instead.
 class AttentionOp : public OpOf<AttentionOp, OpKind::Attention> {
 public:
-  explicit AttentionOp(bool Causal, bool Fused = true, bool Dropout = false)
-      : Causal(Causal), Fused(Fused), Dropout(Dropout) {}
+  explicit AttentionOp(bool Causal, bool Fused = true, bool Dropout = false,
+                       Loc KvAt = {})
+      : Causal(Causal), Fused(Fused), Dropout(Dropout), KvAt(KvAt) {}
+  /// Where the call names k: a mesh whose query-head sharding does not
+  /// divide the KV heads is reported there (bind-mesh).
+  Loc kvLoc() const { return KvAt; }
   bool causal() const { return Causal; }
   bool fused() const { return Fused; }
   bool dropout() const { return Dropout; }
@@ -58,6 +62,7 @@ public:
 
 private:
   bool Causal, Fused, Dropout;
+  Loc KvAt;
 };
 
 /// Attention's backward (COST-MODEL.md §8): fused, one kernel of 2.5 x the
@@ -173,11 +178,37 @@ AxisList tokenAxes(const ShardType &T);
 /// backward is a combine.
 class MoeDispatchOp : public OpOf<MoeDispatchOp, OpKind::MoeDispatch> {
 public:
+  /// How a `moe` call sizes its buffer: each token to \p Top experts, each
+  /// expert with room for \p Capacity x its fair share of the routed
+  /// tokens. Only the forward dispatch has one (a combine's backward is a
+  /// dispatch into the buffer it already has).
+  struct Capacity {
+    int64_t Top = 1;
+    double Factor = 1;
+  };
+  MoeDispatchOp() = default;
+  explicit MoeDispatchOp(Capacity C) : Rule(C) {}
+  const std::optional<Capacity> &capacity() const { return Rule; }
+  /// The capacity slots per expert for tokens \p Tokens (all dims but the
+  /// last are tokens) routed over \p Experts experts on mesh \p M: top x
+  /// capacity x tokens / experts, rounded up to a multiple of the chips
+  /// the tokens are sharded over, so each holds the same number
+  /// (docs/cost-model.md §8). Nullopt when the buffer [experts, slots,
+  /// width] would pass 2^62 elements.
+  static std::optional<int64_t> slots(Capacity C, const ShardType &Tokens,
+                                      int64_t Experts, const MeshSpec &M);
+  /// The share of \p Slots slots per expert that hold tokens (MFU counts
+  /// those; 1 when capacity < 1 drops tokens).
+  static double usedShare(Capacity C, const ShardType &Tokens, int64_t Experts,
+                          int64_t Slots);
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Local; }
   ShardType naturalType() const override;
   void backward(GradientBuilder &G) const override;
+
+private:
+  std::optional<Capacity> Rule;
 };
 
 /// A mixture-of-experts layer's combine: the experts' outputs `[X, C, E]`

@@ -1,5 +1,6 @@
 //===- Module.cpp - Modules and the builder -------------------------------===//
 #include "ir/Module.h"
+#include "llvm/ADT/DenseSet.h"
 #include <cassert>
 
 using namespace shardc;
@@ -82,12 +83,67 @@ Op *OpBuilder::clone(const Op &Src, ValueMap &Map, StmtMap Stmt) {
   return P;
 }
 
-std::unique_ptr<Module> shardc::cloneModule(const Module &M) {
+static std::unique_ptr<Module> cloneOn(const Module &M, const MeshSpec &Mesh) {
   auto Copy =
-      std::make_unique<Module>(M.sharedInfo(), M.mesh(), M.config(), M.stage());
+      std::make_unique<Module>(M.sharedInfo(), Mesh, M.config(), M.stage());
   OpBuilder B(*Copy, Copy->body());
   OpBuilder::ValueMap Map;
   for (const auto &O : M.body().ops())
     B.clone(*O, Map);
   return Copy;
+}
+
+std::unique_ptr<Module> shardc::cloneModule(const Module &M) {
+  return cloneOn(M, M.mesh());
+}
+
+void Module::rebindSizes(const DimSizeMap &Sizes) {
+  for (const std::unique_ptr<Value> &V : Values)
+    V->Type.rebind(Sizes);
+  walk(Body, [&](Op &O) { O.rebindSizes(Sizes); });
+}
+
+std::unique_ptr<Module> shardc::rebindModule(const Module &M,
+                                             const MeshSpec &Mesh,
+                                             const DimSizeMap &Sizes) {
+  std::unique_ptr<Module> Copy = cloneOn(M, Mesh);
+  Copy->rebindSizes(Sizes);
+  return Copy;
+}
+
+void shardc::forEachPipelineCrossing(
+    const Block &Top,
+    llvm::function_ref<void(const Op &Reader, const Value &V)> F) {
+  size_t At = 0;
+  const RepeatOp *Pipe = nullptr;
+  for (; At < Top.ops().size() && !Pipe; ++At)
+    if (auto *R = dyn_cast<RepeatOp>(Top.ops()[At].get());
+        R && R->pipelineAxis())
+      Pipe = R;
+  if (!Pipe)
+    return;
+  llvm::DenseSet<const Value *> FirstStage;
+  auto Add = [&](const Op &D) {
+    if (D.result() && !isa<InputOp>(D))
+      FirstStage.insert(D.result());
+  };
+  for (size_t I = 0; I + 1 < At; ++I) {
+    Add(*Top.ops()[I]);
+    for (Block *B : Top.ops()[I]->regions())
+      walk(*B, Add);
+  }
+  llvm::DenseSet<const Value *> Reported;
+  auto Check = [&](const Op &O, bool InBody) {
+    for (const Value *V : O.operands())
+      if (FirstStage.count(V) && !(InBody && Pipe->carriedFrom(V)) &&
+          Reported.insert(V).second)
+        F(O, *V);
+  };
+  walk(Pipe->body(), [&](const Op &O) { Check(O, true); });
+  for (size_t I = At; I < Top.ops().size(); ++I) {
+    const Op &O = *Top.ops()[I];
+    Check(O, false);
+    for (Block *B : O.regions())
+      walk(*B, [&](const Op &In) { Check(In, false); });
+  }
 }

@@ -77,6 +77,9 @@ public:
   std::string typeStr(const ShardType &T, bool WithDType = true) const {
     return shardc::typeStr(T, Info->Names, WithDType);
   }
+  /// Gives the dims named in \p Sizes their new size in every value's type
+  /// and every op's own fields (on a copy: rebindModule).
+  void rebindSizes(const DimSizeMap &Sizes);
 
 private:
   friend class OpBuilder;
@@ -154,6 +157,22 @@ private:
 /// A copy of \p M: the same program, mesh, config and stage, every op and
 /// value cloned (with ids of the copy's own).
 std::unique_ptr<Module> cloneModule(const Module &M);
+
+/// A copy of \p M on \p Mesh with the dims named in \p Sizes resized:
+/// what bind-mesh makes when a layout changes a size the checked module
+/// holds (a MoE's capacity slots).
+std::unique_ptr<Module> rebindModule(const Module &M, const MeshSpec &Mesh,
+                                     const DimSizeMap &Sizes);
+
+/// LANGUAGE.md §9: a value computed before the pipelined repeat of \p Top
+/// lives on the first stage; read inside the repeat (every stage) or after
+/// it (the last), it would need a transfer shardc does not price. Calls
+/// \p F once per such value, at its first reader. Inputs (data, token ids)
+/// are loaded wherever they are read, and the carried value is the one
+/// value the pipeline sends.
+void forEachPipelineCrossing(
+    const Block &Top,
+    llvm::function_ref<void(const Op &Reader, const Value &V)> F);
 
 /// Called by the printer under each op, for what an analysis knows of it
 /// (remarks, costs); \p Indent is the column to start lines at.

@@ -179,6 +179,11 @@ public:
   /// operands in their required types.
   virtual ShardType naturalType() const;
 
+  /// Gives the dims named in \p Sizes their new size in the op's own
+  /// fields (a contraction's dims, a param's state type); values' types are
+  /// the module's (rebindModule).
+  virtual void rebindSizes(const DimSizeMap &Sizes) {}
+
   /// A copy of this op's own fields; operands, result, regions' contents and
   /// ids are the cloner's (OpBuilder::clone).
   virtual std::unique_ptr<Op> cloneFields() const = 0;

@@ -117,6 +117,12 @@ std::optional<OpWork> ContractionOp::work(const MeshSpec &M) const {
   return W;
 }
 
+void ContractionOp::rebindSizes(const DimSizeMap &Sizes) {
+  for (ContractionDim &D : Dims)
+    if (auto It = Sizes.find(D.Id); It != Sizes.end())
+      D.Size = It->second;
+}
+
 void ContractionOp::backward(GradientBuilder &G) const {
   Value *DOut = G.grad(result());
   if (!DOut)

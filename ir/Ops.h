@@ -43,6 +43,10 @@ public:
   explicit ParamOp(std::optional<ShardType> State = std::nullopt)
       : State(std::move(State)) {}
   const std::optional<ShardType> &stateType() const { return State; }
+  void rebindSizes(const DimSizeMap &Sizes) override {
+    if (State)
+      State->rebind(Sizes);
+  }
   std::string attrs(const TypeNames &N) const override;
   std::string verify(const TypeNames &N, bool Lowered) const override;
 
@@ -80,6 +84,10 @@ public:
       : Dims(D.begin(), D.end()), Accumulate(Accumulate), Used(Used) {}
   llvm::ArrayRef<ContractionDim> dims() const { return Dims; }
   bool accumulates() const { return Accumulate; }
+  double used() const { return Used; }
+  /// A mixture of experts' slot count is bound per mesh (bind-mesh).
+  void setUsed(double U) { Used = U; }
+  void rebindSizes(const DimSizeMap &Sizes) override;
 
   /// COST-MODEL.md §1 for a local product of \p L and \p R into \p Out:
   /// 2 x the product of the local extents of every distinct dim.
@@ -413,11 +421,19 @@ public:
   struct Carried {
     Value *Init, *Next;
   };
-  explicit RepeatOp(int64_t N, std::optional<AxisId> Pipeline = std::nullopt)
-      : TripCount(N), Pipeline(Pipeline), Body(this) {}
+  explicit RepeatOp(int64_t N, std::optional<AxisId> Pipeline = std::nullopt,
+                    Loc CountAt = {}, Loc OverAt = {})
+      : TripCount(N), Pipeline(Pipeline), CountAt(CountAt), OverAt(OverAt),
+        Body(this) {}
   RepeatOp(const RepeatOp &O)
-      : OpOf(O), TripCount(O.TripCount), Pipeline(O.Pipeline), Body(this) {}
+      : OpOf(O), TripCount(O.TripCount), Pipeline(O.Pipeline),
+        CountAt(O.CountAt), OverAt(O.OverAt), Body(this) {}
   int64_t tripCount() const { return TripCount; }
+  /// Where the count is written: a pipeline it does not split into the
+  /// mesh's stages is reported there (bind-mesh).
+  Loc countLoc() const { return CountAt; }
+  /// Where the pipeline axis is named.
+  Loc overLoc() const { return OverAt; }
   /// `repeat N over A`: the mesh axis whose coordinates are the pipeline's
   /// stages, each running N / |A| consecutive iterations (LANGUAGE.md §9).
   std::optional<AxisId> pipelineAxis() const { return Pipeline; }
@@ -440,6 +456,7 @@ public:
 private:
   int64_t TripCount;
   std::optional<AxisId> Pipeline;
+  Loc CountAt, OverAt;
   Block Body;
   Block *BodyPtr = &Body;                      ///< what regions() points into
   llvm::SmallVector<Carried, 1> CarriedValues; ///< not copied by a clone

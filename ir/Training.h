@@ -48,6 +48,9 @@ struct TrainConfig {
   /// AllGathers it (Megatron-LM's scatter/gather optimisation).
   bool ScatterGather = false;
   Loc At; ///< the `train` block, where a step-wide error is reported
+  /// The `microbatches` value when written, else invalid: a mesh whose
+  /// stages do not group the microbatches is reported there.
+  Loc MicrobatchesAt;
 };
 
 /// Which part of a training step a statement belongs to (the JSON's

@@ -42,6 +42,12 @@ bool ShardType::sameDims(const ShardType &O) const {
   return true;
 }
 
+void ShardType::rebind(const DimSizeMap &Sizes) {
+  for (TensorDim &D : Dims)
+    if (auto It = Sizes.find(D.Id); It != Sizes.end())
+      D.Size = It->second;
+}
+
 bool ShardType::sameSharding(const ShardType &O) const {
   return Dims == O.Dims;
 }

@@ -14,6 +14,7 @@
 
 #include "ir/Hardware.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
 #include <optional>
@@ -68,6 +69,10 @@ struct TensorDim {
   bool operator==(const TensorDim &O) const = default;
 };
 
+/// New sizes for some dims, by id: what binding a layout changes (a MoE's
+/// capacity slots on another mesh, a dim a layout rebinds).
+using DimSizeMap = llvm::SmallDenseMap<DimId, int64_t, 4>;
+
 /// The sharding type of a value: `bf16[B_X, D]{U_Y}`.
 struct ShardType {
   DType Elt = DType::bf16;
@@ -77,6 +82,8 @@ struct ShardType {
   bool operator==(const ShardType &O) const = default;
   /// Same dims (ids and sizes) in the same order, whatever the sharding.
   bool sameDims(const ShardType &O) const;
+  /// Gives each dim named in \p Sizes its size there.
+  void rebind(const DimSizeMap &Sizes);
   /// Same dims with the same axes (the unreduced set and dtype may differ).
   bool sameSharding(const ShardType &O) const;
   /// Every dim of this type is a dim of \p O (same id and size), in any

@@ -384,7 +384,7 @@ void DeriveBackward::optimizer(const Block &Fwd) {
 //===----------------------------------------------------------------------===//
 
 bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
-  const Module &Checked = Compile.checked();
+  const Module &Checked = Compile.forward();
   if (!Checked.config().Train)
     return true;
   C = &Compile;

@@ -1,12 +1,13 @@
 //===- Pipeline.h - Compiling a checked module for a mesh -------*- C++ -*-===//
 //
 // The frontend checks a program once; everything that depends on the mesh's
-// sizes or the cluster is a pass over one MeshCompile: check-mesh
-// (divisibility, chip peaks), insert-collectives (plan and materialise the
-// lowered module), place-collectives and estimate-costs (side tables).
-// Passes are created only through the factories of Passes.def; the pipeline
-// is assembled in one place (runPipeline). compileForMesh is the re-cost
-// call: the same pipeline for another mesh with the same axis names, no
+// sizes or the cluster is a pass over one MeshCompile: bind-mesh (every
+// decision a mesh's sizes make: pipeline stages, KV-head shards, MoE slots),
+// check-mesh (divisibility, chip peaks), insert-collectives (plan and
+// materialise the lowered module), place-collectives and estimate-costs (side
+// tables). Passes are created only through the factories of Passes.def; the
+// pipeline is assembled in one place (runPipeline). compileForMesh is the
+// re-cost call: the same pipeline for another mesh with the same axis names, no
 // parsing, no checking.
 //
 //===----------------------------------------------------------------------===//
@@ -35,10 +36,14 @@ public:
   MeshCompile &operator=(const MeshCompile &) = delete;
 
   const Module &checked() const { return Checked; }
-  /// The program the later passes lower: the checked module, or with a
-  /// `train { }` block the training step derive-backward built from it
+  /// The checked module bound to this mesh: itself, or the copy bind-mesh
+  /// made where the mesh changes a size it holds (a MoE's slots).
+  const Module &forward() const { return Bound ? *Bound : Checked; }
+  void setBound(std::unique_ptr<Module> M) { Bound = std::move(M); }
+  /// The program the later passes lower: the bound forward module, or with
+  /// a `train { }` block the training step derive-backward built from it
   /// (forward, backward, gradient syncs, optimizer).
-  const Module &program() const { return Training ? *Training : Checked; }
+  const Module &program() const { return Training ? *Training : forward(); }
   void setTraining(std::unique_ptr<Module> M) { Training = std::move(M); }
   const MeshSpec &mesh() const { return Mesh; }
   const ModuleConfig &config() const { return Checked.config(); }
@@ -53,6 +58,7 @@ public:
 private:
   const Module &Checked;
   MeshSpec Mesh;
+  std::unique_ptr<Module> Bound;
   std::unique_ptr<Module> Training;
   std::unique_ptr<Module> Lowered;
   PlacementCache Cache; ///< coefficients of Mesh, per (kind, axis set)

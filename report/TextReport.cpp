@@ -160,7 +160,7 @@ void choiceLines(const MeshCompile &C, llvm::raw_ostream &OS) {
 /// parallelism) gathers k and v first; the report says so, once per
 /// statement.
 void contextParallelNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
-  const Module &M = C.checked();
+  const Module &M = C.forward();
   walk<AttentionOp>(M.body(), [&](const AttentionOp &A) {
     const ShardType &K = A.operand(1)->type();
     const AxisList &Axes = K.Dims[AttentionOp::seqDim(K)].Axes;

@@ -1,0 +1,187 @@
+//===- BindMesh.cpp - The decisions a mesh's sizes make
+//--------------------===//
+//
+// The checked module names mesh axes by position, never by size, so one
+// checked program serves every mesh with its axis names. What a mesh's
+// sizes decide is made here, the first pass of every compile, the file's
+// own and each re-cost alike, so that a re-cost is a fresh compile by
+// construction:
+//  1. the pipeline: the repeat's count splits evenly into the stages (and
+//     chunks), the interleaved schedule's microbatches into groups of the
+//     stages, the simulated schedule stays within its slice limit, and on
+//     more than one stage only the carried value crosses stages;
+//  2. attention: the query heads' sharding divides the KV heads;
+//  3. a mixture of experts' capacity slots: rounded up to a multiple of the
+//     chips the tokens are sharded over, so they depend on the mesh. Where
+//     they differ from what the checked module holds, the pass binds a copy
+//     with the slots resized (and the experts' useful share of FLOPs
+//     recomputed), which every later pass reads (MeshCompile::forward).
+// Each problem is reported where the user wrote what the mesh breaks.
+//
+//===----------------------------------------------------------------------===//
+#include "diag/Diagnostic.h"
+#include "passes/Pipeline.h"
+#include <string>
+
+using namespace shardc;
+
+namespace {
+
+/// The most slices a pipeline's simulated schedule may have (about a
+/// second and a few hundred MB of slices: docs/limits.md).
+constexpr int64_t MaxPipelineSlices = int64_t(1) << 22;
+
+/// \p A x \p B, or nullopt past 2^62.
+std::optional<int64_t> product(int64_t A, int64_t B) {
+  int64_t P;
+  if (__builtin_mul_overflow(A, B, &P) || P > (int64_t(1) << 62))
+    return std::nullopt;
+  return P;
+}
+
+std::string countStr(std::optional<int64_t> N) {
+  return N ? std::to_string(*N) : "more than 2^62";
+}
+
+class BindMesh : public Pass {
+public:
+  llvm::StringRef name() const override { return "bind-mesh"; }
+  bool run(MeshCompile &C, DiagnosticEngine &Diags) override;
+
+private:
+  bool pipelineSplits(const RepeatOp &R);
+  bool crossingsUnchecked(const RepeatOp &R) const;
+  void kvHeads(const AttentionOp &A);
+  void moeSlots();
+
+  const MeshCompile *C = nullptr;
+  DiagnosticEngine *Diags = nullptr;
+  DimSizeMap Sizes;
+  llvm::SmallDenseMap<DimId, double, 4> UsedBySlots;
+};
+
+/// Step 1: the stages (and chunks) split the count, and the schedule is
+/// one shardc simulates.
+bool BindMesh::pipelineSplits(const RepeatOp &R) {
+  const std::optional<TrainConfig> &Train = C->config().Train;
+  int64_t N = R.tripCount();
+  int64_t Stages = C->mesh().Axes[*R.pipelineAxis()].Size;
+  int64_t Chunks = Train && Train->Schedule == PipelineSchedule::Interleaved
+                       ? Train->Chunks
+                       : 1;
+  std::optional<int64_t> Parts = product(Stages, Chunks);
+  if (!Parts || N % *Parts != 0) {
+    std::string Split = std::to_string(Stages) + " stages";
+    if (Chunks > 1)
+      Split += " x " + std::to_string(Chunks) + " chunks";
+    Diags->report(R.countLoc(), diag::PipelineIndivisible, N, Split,
+                  countStr(Parts));
+    return false;
+  }
+  // Megatron-LM's interleaved order needs whole groups of p microbatches;
+  // reported at `microbatches` when the train block writes it.
+  int64_t Mb = Train ? Train->Microbatches : 1;
+  Loc MbAt = Train && Train->MicrobatchesAt.isValid() ? Train->MicrobatchesAt
+                                                      : R.overLoc();
+  if (Chunks > 1 && Mb % Stages != 0) {
+    Diags->report(MbAt, diag::InterleavedMicrobatches, Stages, Mb);
+    return false;
+  }
+  // The simulation is linear in its slices, which are bounded.
+  std::optional<int64_t> Slices = product(2 * *Parts, Mb);
+  if (!Slices || *Slices > MaxPipelineSlices) {
+    Diags->report(MbAt, diag::PipelineTooManySlices, countStr(Slices), Stages,
+                  Chunks, Mb, MaxPipelineSlices);
+    return false;
+  }
+  return true;
+}
+
+/// Step 1, on more than one stage: only the carried value crosses stages
+/// (forEachPipelineCrossing). Which values cross does not depend on the
+/// mesh, only whether there is more than one stage: Sema checked them
+/// already when the file's own mesh has several.
+bool BindMesh::crossingsUnchecked(const RepeatOp &R) const {
+  AxisId A = *R.pipelineAxis();
+  return C->mesh().Axes[A].Size > 1 && C->checked().mesh().Axes[A].Size == 1;
+}
+
+/// Step 2: each chip's query heads read their own KV heads, so k and v
+/// sharded over the heads are sharded as q is, which must divide them
+/// (written whole, every chip keeps them all).
+void BindMesh::kvHeads(const AttentionOp &A) {
+  const ShardType &Q = A.operand(0)->type(), &K = A.operand(1)->type();
+  const TensorDim &NHeads = Q.Dims[AttentionOp::seqDim(Q) + 1];
+  const TensorDim &KHeads = K.Dims[AttentionOp::seqDim(K) + 1];
+  int64_t Ways = axesProduct(NHeads.Axes, C->mesh());
+  if (KHeads.Axes.empty() || KHeads.Size % Ways == 0)
+    return;
+  const TypeNames &Names = C->checked().names();
+  Diags->report(A.kvLoc(), diag::AttentionKvShards, Names.Dims[KHeads.Id],
+                KHeads.Size, axisNames(NHeads.Axes, Names), Ways);
+}
+
+/// Step 3: each dispatch's slots on this mesh, collected where they differ
+/// from the checked module's.
+void BindMesh::moeSlots() {
+  walk<MoeDispatchOp>(C->checked().body(), [&](const MoeDispatchOp &D) {
+    if (!D.capacity())
+      return;
+    const ShardType &Tokens = D.operand(0)->type(), &Buf = D.result()->type();
+    int64_t Experts = Buf.Dims[0].Size;
+    std::optional<int64_t> Slots =
+        MoeDispatchOp::slots(*D.capacity(), Tokens, Experts, C->mesh());
+    if (!Slots) {
+      Diags->report(D.loc(), diag::MoeSlotsOverflow,
+                    C->checked().names().Dims[Buf.Dims[0].Id]);
+      return;
+    }
+    if (*Slots == Buf.Dims[1].Size)
+      return;
+    Sizes[Buf.Dims[1].Id] = *Slots;
+    UsedBySlots[Buf.Dims[1].Id] =
+        MoeDispatchOp::usedShare(*D.capacity(), Tokens, Experts, *Slots);
+  });
+}
+
+bool BindMesh::run(MeshCompile &Compile, DiagnosticEngine &D) {
+  C = &Compile;
+  Diags = &D;
+  unsigned Before = D.errorCount();
+  const Block &Top = Compile.checked().body();
+  for (const auto &O : Top.ops())
+    if (auto *R = dyn_cast<RepeatOp>(O.get());
+        R && R->pipelineAxis() && pipelineSplits(*R) && crossingsUnchecked(*R))
+      forEachPipelineCrossing(Top, [&](const Op &Reader, const Value &V) {
+        D.report(Reader.loc(), diag::PipelineCrossing, V.name());
+      });
+  walk<AttentionOp>(Top, [&](const AttentionOp &A) { kvHeads(A); });
+  moeSlots();
+  if (D.errorCount() != Before || D.shouldStop())
+    return false;
+  if (Sizes.empty())
+    return true;
+  std::unique_ptr<Module> Bound =
+      rebindModule(Compile.checked(), Compile.mesh(), Sizes);
+  // The experts' contractions count the slots that hold tokens.
+  walk<ContractionOp>(Bound->body(), [&](ContractionOp &O) {
+    auto Slots = [&](const Value *V) -> std::optional<double> {
+      for (const TensorDim &Dim : V->type().Dims)
+        if (auto It = UsedBySlots.find(Dim.Id); It != UsedBySlots.end())
+          return It->second;
+      return std::nullopt;
+    };
+    if (auto U = Slots(O.result()))
+      O.setUsed(*U);
+    else if (auto U = Slots(O.operand(0)))
+      O.setUsed(*U);
+  });
+  Compile.setBound(std::move(Bound));
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<Pass> shardc::createBindMeshPass() {
+  return std::make_unique<BindMesh>();
+}
