@@ -121,8 +121,10 @@ shardc::testgen::compileInProcess(llvm::StringRef Source,
     R->Errors = Diags.errorCount();
     return std::move(R);
   };
-  if (!loadProgram(Id, Diags, Opts, R->P) || !checkProgram(Diags, R->P) ||
-      !R->P.IR)
+  bool Checked =
+      loadProgram(Id, Diags, Opts, R->P) && checkProgram(Diags, R->P);
+  R->CheckDiagnostics = R->Diagnostics.size();
+  if (!Checked || !R->P.IR)
     return Finish();
   const Module &M = *R->P.IR;
   if (std::string Broken = verifyModule(M); !Broken.empty()) {

@@ -38,6 +38,9 @@ struct InProcessResult {
   std::unique_ptr<MeshCompile> Compile;
   /// Every diagnostic, rendered `line:col: message`; none are printed.
   std::vector<std::string> Diagnostics;
+  /// How many of them loading and checking reported: the rest are the
+  /// per-mesh pipeline's (what a re-cost on the same mesh reports).
+  size_t CheckDiagnostics = 0;
   unsigned Errors = 0;
   /// A broken invariant: the verifier's message, or a cost that is not a
   /// finite non-negative number. Empty when shardc behaved.
