@@ -155,8 +155,10 @@ TEST(PipelineProperty, ScatterGatherSplitsOverTheReplicaAxis) {
     const auto &PI = *R.Compile->Tables.Step->Pipeline;
     bool Split = G.ScatterGather && G.T > 1;
     EXPECT_EQ(PI.SendGatherAxes.size(), Split ? 1u : 0u) << G.render();
-    if (Split)
+    // Braced: EXPECT_* expands to an if-else (GCC's -Wdangling-else).
+    if (Split) {
       EXPECT_TRUE(PI.SendGatherAxes.contains(2)) << G.render(); // T
+    }
   }
 }
 
