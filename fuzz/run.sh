@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fuzz/run.sh SECONDS: builds the libFuzzer targets into build-fuzz (clang-14,
-# ASan + UBSan) and runs each target for SECONDS (default 60).
+# ASan + UBSan, warnings as errors) and runs each target for SECONDS (default
+# 60).
 #
 #   shardc-fuzz-pipeline    bytes as a .shard file; seeds: every .shard under
 #                           tests/lit and examples/ (fuzz/seed-corpus.sh)
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-60}
 
-cmake -S . -B build-fuzz -G Ninja -DSHARDC_FUZZ=ON \
+cmake -S . -B build-fuzz -G Ninja -DSHARDC_FUZZ=ON -DSHARDC_WERROR=ON \
   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
 cmake --build build-fuzz --target shardc-fuzz-pipeline shardc-fuzz-structured

@@ -7,11 +7,12 @@
 # `--quick` stops after step 1, which is what to run between edits. The whole
 # run takes about 10 minutes on 2 cores from empty build folders; the builds
 # are incremental after that. docs/limits.md says what the later steps check.
+# Every build here is warning-free or fails (-DSHARDC_WERROR=ON).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/setup.sh
-cmake -S . -B build -G Ninja
+cmake -S . -B build -G Ninja -DSHARDC_WERROR=ON
 cmake --build build
 ctest --test-dir build --output-on-failure
 if [ "${1:-}" = "--quick" ]; then
@@ -22,7 +23,7 @@ fi
 # LeakSanitizer works in this CI's container (a leaking program aborts with
 # its report), so leaks fail the suite too.
 cmake -S . -B build-asan -G Ninja -DSHARDC_SANITIZE=address,undefined \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_WERROR=ON
 cmake --build build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
