@@ -7,7 +7,8 @@
 # `--quick` stops after step 1, which is what to run between edits. The whole
 # run takes about 10 minutes on 2 cores from empty build folders; the builds
 # are incremental after that. docs/limits.md says what the later steps check.
-# Every build here is warning-free or fails (-DSHARDC_WERROR=ON).
+# Every build here is warning-free or fails (-DSHARDC_WERROR=ON), and ctest
+# includes the clang-format check (tests/format/check_format.py).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
