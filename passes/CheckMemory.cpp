@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "diag/Diagnostic.h"
-#include "ir/Format.h"
 #include "passes/Pipeline.h"
+#include "support/Format.h"
 #include "llvm/ADT/DenseSet.h"
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 //===- Describe.cpp - Plans and costs in words ----------------------------===//
 #include "passes/Describe.h"
-#include "ir/Format.h"
+#include "support/Format.h"
 #include "llvm/ADT/StringExtras.h"
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 //===- PassManager.cpp - The pipeline and the re-cost call ----------------===//
 #include "diag/Diagnostic.h"
-#include "ir/Format.h"
 #include "passes/Describe.h"
 #include "passes/Pipeline.h"
+#include "support/Format.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"

@@ -10,8 +10,8 @@
 #ifndef SHARDC_REPORT_REPORT_H
 #define SHARDC_REPORT_REPORT_H
 
-#include "ir/Format.h"
 #include "passes/Pipeline.h"
+#include "support/Format.h"
 #include <string>
 
 namespace llvm {

@@ -1,5 +1,5 @@
 //===- Format.cpp - Human units for times and amounts ---------------------===//
-#include "ir/Format.h"
+#include "support/Format.h"
 #include <cmath>
 #include <fmt/format.h>
 

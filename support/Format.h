@@ -5,8 +5,8 @@
 // zeros kept (`1.300 ms`).
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_IR_FORMAT_H
-#define SHARDC_IR_FORMAT_H
+#ifndef SHARDC_SUPPORT_FORMAT_H
+#define SHARDC_SUPPORT_FORMAT_H
 
 #include "llvm/ADT/StringRef.h"
 #include <string>

@@ -14,10 +14,10 @@
 //  - the output is byte-identical across runs of the same input.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/Format.h"
 #include "passes/Describe.h"
 #include "passes/Placement.h"
 #include "shardc/Config.h"
+#include "support/Format.h"
 #include "tests/support/CompileInProcess.h"
 #include "tests/support/ProgramGenerator.h"
 #include "llvm/ADT/StringExtras.h"

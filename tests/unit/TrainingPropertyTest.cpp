@@ -33,8 +33,8 @@
 //    the same reports.
 //
 //===----------------------------------------------------------------------===//
-#include "ir/Format.h"
 #include "shardc/Config.h"
+#include "support/Format.h"
 #include "tests/support/CompileInProcess.h"
 #include "tests/support/ProgramGenerator.h"
 #include "llvm/ADT/StringExtras.h"
