@@ -15,16 +15,16 @@
 
 namespace shardc::verifiertest {
 
-constexpr DimId B = 0, D = 1, F = 2;
+constexpr DimId B = 0, D = 1, F = 2, H = 3;
 constexpr AxisId X = 0, Y = 1;
 
 /// A module on mesh [X: 2, Y: 4] of an 8-chip cluster, dims B = 8, D = 16,
-/// F = 3 (which no axis divides).
+/// F = 3 (which no axis divides), H = 4.
 class IRVerifierTest : public ::testing::Test {
 protected:
   std::unique_ptr<Module> module(Module::Stage S = Module::Stage::Checked) {
     auto Info = std::make_shared<ProgramInfo>();
-    Info->Names.Dims = {"B", "D", "F"};
+    Info->Names.Dims = {"B", "D", "F", "H"};
     Info->Names.Axes = {"X", "Y"};
     Info->Statements.push_back(
         {"s", {}, OpKind::Input, 1, Phase::Forward, std::nullopt});
@@ -51,7 +51,7 @@ protected:
     return S;
   }
   static TensorDim dim(DimId Id, AxisList Axes = {}) {
-    int64_t Sizes[] = {8, 16, 3};
+    int64_t Sizes[] = {8, 16, 3, 4};
     return {Id, Sizes[Id], Axes};
   }
 

@@ -30,6 +30,16 @@ TEST_F(IRVerifierTest, AWellFormedModuleVerifies) {
   EXPECT_EQ(verifyModule(*M), "");
 }
 
+TEST_F(IRVerifierTest, ModuleWithoutACluster) {
+  // Types are checked against the mesh, and the mesh's chips are a
+  // cluster's: without one nothing else can be checked.
+  auto Info = std::make_shared<ProgramInfo>();
+  MeshSpec Mesh;
+  Mesh.Name = "M";
+  Module M(Info, Mesh, ModuleConfig(), Module::Stage::Checked);
+  EXPECT_EQ(verifyModule(M), "module has no cluster");
+}
+
 TEST_F(IRVerifierTest, OperandUsedBeforeItIsDefined) {
   auto M = module();
   OpBuilder Bld(*M, M->body());
@@ -259,6 +269,16 @@ TEST_F(IRVerifierTest, AttentionInvariants) {
   ShardType K = type({dim(B), dim(F), dim(D)});
   Check(Module::Stage::Checked, {Q, K, K}, Q,
         "'attention' op: q and k must have the same head dim");
+  // Grouped-query attention: k's heads (F = 3) must divide q's (D = 16).
+  ShardType KV3 = type({dim(B), dim(F), dim(F)});
+  Check(Module::Stage::Checked, {Q, KV3, KV3}, Q,
+        "'attention' op: the query heads must be a multiple of the KV heads");
+  // Rank 4: q [H, B, D, F] and k [B, H, D, F] differ before the sequence.
+  ShardType Q4 = type({dim(H), dim(B), dim(D), dim(F)});
+  ShardType K4 = type({dim(B), dim(H), dim(D), dim(F)});
+  Check(Module::Stage::Checked, {Q4, Q4, Q4}, Q4, "");
+  Check(Module::Stage::Checked, {Q4, K4, K4}, Q4,
+        "'attention' op: q and k must have the same leading dims");
   Check(Module::Stage::Checked, {Q, Q, Q}, type({dim(D), dim(B), dim(F)}),
         "'attention' op: its result must have q's dims");
   // Lowered, k and v are whole on their sequence dim (gathered first).
@@ -277,9 +297,18 @@ TEST_F(IRVerifierTest, EmbedInvariants) {
   ShardType Ids = type({dim(B)}, DType::int32);
   ShardType Table = type({dim(D, {X}), dim(F)});
   Check(Module::Stage::Checked, {Ids, Table}, type({dim(B), dim(F)}), "");
+  Check(Module::Stage::Checked, {Ids}, type({dim(B), dim(F)}),
+        "'embed' op: takes the ids and the table");
   Check(Module::Stage::Checked, {type({dim(B)}), Table}, type({dim(B), dim(F)}),
         "'embed' op: takes int32 ids and a two-dim table");
+  Check(Module::Stage::Checked, {Ids, type({dim(D), dim(F), dim(H)})},
+        type({dim(B), dim(H)}),
+        "'embed' op: takes int32 ids and a two-dim table");
   Check(Module::Stage::Checked, {Ids, Table}, type({dim(B), dim(D)}),
+        "'embed' op: its result has the ids' dims and the table's last");
+  Check(Module::Stage::Checked, {Ids, Table}, type({dim(H), dim(F)}),
+        "'embed' op: its result has the ids' dims and the table's last");
+  Check(Module::Stage::Checked, {Ids, Table}, type({dim(F)}),
         "'embed' op: its result has the ids' dims and the table's last");
   // Lowered, the ids use none of the table's axes.
   ShardType IdsX = type({dim(B, {X})}, DType::int32);
@@ -309,6 +338,26 @@ TEST_F(IRVerifierTest, CrossEntropyInvariants) {
   Check({type({dim(B), dim(D, {Y})}), Ids}, P::Fused,
         "'cross_entropy' op: a sharded vocab needs the two passes");
   Check({type({dim(B), dim(D, {Y})})}, P::Max, "");
+  ShardType Max = type({dim(B)});
+  Check({Logits, Ids, Max}, P::Loss, "");
+  Check({Logits, Ids, type({dim(D)})}, P::Loss,
+        "'cross_entropy' op: its ids and row max have the logits' dims but "
+        "the last");
+  EXPECT_EQ(verifyOne<CrossEntropyOp>(Module::Stage::Checked, {Logits, Ids},
+                                      type({dim(D)}, DType::fp32), P::Fused),
+            "'cross_entropy' op: its result has the logits' dims but the "
+            "last");
+  // Lowered, the ids (and the max) are sharded as the logits' tokens.
+  ShardType LogitsX = type({dim(B, {X}), dim(D)});
+  ShardType IdsX = type({dim(B, {X})}, DType::int32);
+  ShardType LossX = type({dim(B, {X})}, DType::fp32);
+  EXPECT_EQ(verifyOne<CrossEntropyOp>(Module::Stage::Lowered, {LogitsX, IdsX},
+                                      LossX, P::Fused),
+            "");
+  EXPECT_EQ(verifyOne<CrossEntropyOp>(Module::Stage::Lowered, {LogitsX, Ids},
+                                      LossX, P::Fused),
+            "'cross_entropy' op: its operands must be in the sharding it "
+            "computes in");
 }
 
 TEST_F(IRVerifierTest, MoeDispatchAndCombineShapes) {
@@ -325,6 +374,20 @@ TEST_F(IRVerifierTest, MoeDispatchAndCombineShapes) {
   EXPECT_EQ(verifyOne<MoeCombineOp>(Module::Stage::Checked, {Buf},
                                     type({dim(B), dim(F)})),
             std::string("'moe_combine' op: ") + Shape);
+  EXPECT_EQ(
+      verifyOne<MoeDispatchOp>(Module::Stage::Checked, {Tokens, Tokens}, Buf),
+      "'moe_dispatch' op: takes the tokens");
+  EXPECT_EQ(verifyOne<MoeCombineOp>(Module::Stage::Checked, {Buf, Buf}, Tokens),
+            "'moe_combine' op: takes the experts' outputs");
+  // Lowered, the combine reads the slots sharded as its tokens (B over X).
+  ShardType TokensX = type({dim(B, {X}), dim(D)});
+  EXPECT_EQ(verifyOne<MoeCombineOp>(Module::Stage::Lowered,
+                                    {type({dim(F), dim(B, {X}), dim(D)})},
+                                    TokensX),
+            "");
+  EXPECT_EQ(verifyOne<MoeCombineOp>(Module::Stage::Lowered, {Buf}, TokensX),
+            "'moe_combine' op: its operand must be in the sharding it "
+            "computes in");
 }
 
 TEST_F(IRVerifierTest, RepeatCarriedValues) {
