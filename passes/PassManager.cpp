@@ -65,6 +65,19 @@ void shardc::printAnnotated(const MeshCompile &C, llvm::raw_ostream &OS,
   });
 }
 
+/// The verifier on every module the pipeline built so far: the training
+/// step (from derive-backward on, when the program trains) and the lowered
+/// module (from insert-collectives on). The checked module is the caller's
+/// to verify, before the pipeline. Empty when they all hold; a broken
+/// invariant of the training step says so (the lowered module's is
+/// unmarked, as it always was).
+static std::string verifyBuilt(const MeshCompile &C) {
+  if (&C.program() != &C.checked())
+    if (std::string Err = verifyModule(C.program()); !Err.empty())
+      return "in the training module: " + Err;
+  return C.lowered() ? verifyModule(*C.lowered()) : "";
+}
+
 llvm::Error shardc::runPipeline(MeshCompile &C, DiagnosticEngine &Diags,
                                 const PipelineOptions &Opts,
                                 llvm::raw_ostream &OS) {
@@ -76,8 +89,8 @@ llvm::Error shardc::runPipeline(MeshCompile &C, DiagnosticEngine &Diags,
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "the %s pass reported errors",
                                      P->name().str().c_str());
-    if (Opts.VerifyEach && C.lowered())
-      if (std::string Err = verifyModule(*C.lowered()); !Err.empty())
+    if (Opts.VerifyEach)
+      if (std::string Err = verifyBuilt(C); !Err.empty())
         return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                        "IR verification failed after %s: %s",
                                        P->name().str().c_str(), Err.c_str());
