@@ -14,6 +14,7 @@
 #include "ir/Resharding.h"
 #include "passes/CostModel.h"
 #include "passes/Schedule.h"
+#include "passes/StagePartition.h"
 #include <memory>
 #include <optional>
 #include <vector>
@@ -118,15 +119,6 @@ struct StepSummary {
   };
   int64_t Stages = 1;
   std::optional<PipelineInfo> Pipeline;
-  /// The step's program in the pieces the stages run, as top-level ops of
-  /// the lowered module (for the timeline): what precedes the pipelined
-  /// repeats runs on the first stage, what follows them on the last, their
-  /// bodies on every stage; without a pipeline everything is "first".
-  struct Pieces {
-    std::vector<const Op *> FwdFirst, FwdLast, BwdLast, BwdFirst, OptFirst,
-        OptLast;
-    const RepeatOp *FwdBody = nullptr, *BwdBody = nullptr, *OptBody = nullptr;
-  } Program;
 };
 
 /// check-memory: bytes per chip (COST-MODEL.md §7).
@@ -192,7 +184,10 @@ struct Analyses {
   std::vector<std::optional<OpCost>> OpCosts;
   std::vector<std::optional<OpCost>> StatementCosts;
   std::optional<ProgramCost> Totals;
-  /// schedule-step and check-memory: a training step only.
+  /// schedule-step and check-memory: a training step only. The stage
+  /// partition is schedule-step's first result; check-memory and the
+  /// timeline read it too.
+  std::optional<StagePartition> Partition;
   std::optional<StepSummary> Step;
   std::optional<MemorySummary> Memory;
 };

@@ -6,6 +6,8 @@
 // stream when it is issued (the last microbatch's, or every microbatch's
 // under ZeRO 2 and FSDP) and runs when that stream is free, as §6.1 says;
 // a pipeline's send ends the slice. The optimizer follows the schedule.
+// What each stage and chunk runs is the stage partition's (StagePartition.h),
+// the one schedule-step priced.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Timeline.h"
@@ -62,6 +64,28 @@ void statementsOf(const Block &B, int64_t Times, std::vector<unsigned> &Out) {
     statementsOf(Ops, Out);
 }
 
+/// What (stage \p Sg, chunk \p Ch), virtual stage c·p + s of \p Q, runs
+/// per microbatch: its layer iterations, and the first stage's or the
+/// last's own pieces where it is that end.
+void stageStatements(const StagePartition &Part, unsigned Sg, unsigned Ch,
+                     int64_t Q, std::vector<unsigned> &Fwd,
+                     std::vector<unsigned> &Bwd) {
+  int64_t Vq = int64_t(Ch) * Part.Stages + Sg;
+  int64_t Layers = Part.pipelined() ? Part.layers(Sg, Ch) : 0;
+  if (Vq == 0)
+    statementsOf(Part.pieces(StepPart::Forward, StageSide::First), Fwd);
+  if (Part.FwdLayers)
+    statementsOf(Part.FwdLayers->body(), Layers, Fwd);
+  if (Vq == Q - 1) {
+    statementsOf(Part.pieces(StepPart::Forward, StageSide::Last), Fwd);
+    statementsOf(Part.pieces(StepPart::Backward, StageSide::Last), Bwd);
+  }
+  if (Part.BwdLayers)
+    statementsOf(Part.BwdLayers->body(), Layers, Bwd);
+  if (Vq == 0)
+    statementsOf(Part.pieces(StepPart::Backward, StageSide::First), Bwd);
+}
+
 class Builder {
 public:
   explicit Builder(const MeshCompile &C) : C(C), M(*C.lowered()) {}
@@ -77,6 +101,7 @@ private:
     T.Slices.push_back(S);
   }
   Timeline forwardOnly();
+  void optimizer(const StagePartition &Part, double Start);
   /// Fills one schedule slice with its statements; returns where they end.
   double fill(const PipelineSlice &Sl, llvm::ArrayRef<unsigned> Stmts,
               int64_t Microbatches);
@@ -141,34 +166,47 @@ double Builder::fill(const PipelineSlice &Sl, llvm::ArrayRef<unsigned> Stmts,
   return At;
 }
 
+/// The optimizer from \p Start, once the syncs are done (§6.5): each stage
+/// updates its own params.
+void Builder::optimizer(const StagePartition &Part, double Start) {
+  for (unsigned Sg = 0; Sg < T.Stages; ++Sg) {
+    std::vector<unsigned> Stmts;
+    if (Sg == 0)
+      statementsOf(Part.pieces(StepPart::Optimizer, StageSide::First), Stmts);
+    if (Part.OptLayers)
+      statementsOf(Part.OptLayers->body(), Part.stageLayers(Sg), Stmts);
+    if (Sg == T.Stages - 1)
+      statementsOf(Part.pieces(StepPart::Optimizer, StageSide::Last), Stmts);
+    double At = Start;
+    for (unsigned St : Stmts) {
+      TimelineSlice O;
+      O.What = TimelineSlice::Optimizer;
+      O.Stage = Sg;
+      O.Stmt = St;
+      O.Start = At;
+      O.Duration = time(St, false);
+      add(O);
+      At += O.Duration;
+    }
+  }
+}
+
 Timeline Builder::build() {
   const auto &Step = C.Tables.Step;
   if (!Step)
     return forwardOnly();
   const StepSummary &S = *Step;
-  const StepSummary::Pieces &Pc = S.Program;
+  const StagePartition &Part = *C.Tables.Partition;
   const auto &PI = S.Pipeline;
   unsigned P = unsigned(S.Stages);
-  int64_t V = PI ? PI->Chunks : 1, Q = int64_t(P) * V;
-  int64_t PerChunk = Pc.FwdBody ? Pc.FwdBody->tripCount() / Q : 0;
+  int64_t Q = int64_t(P) * (PI ? PI->Chunks : 1);
   T.Stages = P;
   CommFree.assign(P, 0);
-  // What each (stage, chunk) runs per microbatch (COST-MODEL.md §6.3).
+  // What each virtual stage runs per microbatch (COST-MODEL.md §6.3).
   std::vector<std::vector<unsigned>> Fwd(Q), Bwd(Q);
-  for (int64_t Vq = 0; Vq < Q; ++Vq) {
-    if (Vq == 0)
-      statementsOf(Pc.FwdFirst, Fwd[Vq]);
-    if (Pc.FwdBody)
-      statementsOf(Pc.FwdBody->body(), PerChunk, Fwd[Vq]);
-    if (Vq == Q - 1) {
-      statementsOf(Pc.FwdLast, Fwd[Vq]);
-      statementsOf(Pc.BwdLast, Bwd[Vq]);
-    }
-    if (Pc.BwdBody)
-      statementsOf(Pc.BwdBody->body(), PerChunk, Bwd[Vq]);
-    if (Vq == 0)
-      statementsOf(Pc.BwdFirst, Bwd[Vq]);
-  }
+  for (int64_t Vq = 0; Vq < Q; ++Vq)
+    stageStatements(Part, unsigned(Vq % P), unsigned(Vq / P), Q, Fwd[Vq],
+                    Bwd[Vq]);
   // The schedule's slices: simulated with a pipeline; otherwise each
   // microbatch's forward, then its backward.
   std::vector<PipelineSlice> Slices;
@@ -209,29 +247,7 @@ Timeline Builder::build() {
       add(Send);
     }
   }
-  // The optimizer, once the syncs are done (§6.5): each stage updates its
-  // own params.
-  double Start = S.TPipe + S.TSyncExposed;
-  for (unsigned Sg = 0; Sg < P; ++Sg) {
-    std::vector<unsigned> Stmts;
-    if (Sg == 0)
-      statementsOf(Pc.OptFirst, Stmts);
-    if (Pc.OptBody)
-      statementsOf(Pc.OptBody->body(), Pc.OptBody->tripCount() / P, Stmts);
-    if (Sg == P - 1)
-      statementsOf(Pc.OptLast, Stmts);
-    double At = Start;
-    for (unsigned St : Stmts) {
-      TimelineSlice O;
-      O.What = TimelineSlice::Optimizer;
-      O.Stage = Sg;
-      O.Stmt = St;
-      O.Start = At;
-      O.Duration = time(St, false);
-      add(O);
-      At += O.Duration;
-    }
-  }
+  optimizer(*C.Tables.Partition, S.TPipe + S.TSyncExposed);
   return std::move(T);
 }
 

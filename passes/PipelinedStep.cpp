@@ -1,0 +1,256 @@
+//===- PipelinedStep.cpp - A training step on a pipeline ------------------===//
+//
+// COST-MODEL.md §6.3: the step of a program with pipelined repeats, on the
+// stages and chunks of its StagePartition. The steps:
+//  1. stagePieces: one walk over the step in program order gives each piece
+//     its four versions (StepBuilder.h), summed by the side it runs on (the
+//     first stage's, the last's) and, for the layers, one iteration's.
+//  2. pipelineInfo, sendTime: the schedule and one boundary's send each
+//     way (with `scatter_gather`, split over and gathered back over the
+//     axes a value is replicated on).
+//  3. chunkTimes: each (stage, chunk)'s forward and backward of one
+//     microbatch: its own layer iterations, the first's or the last's
+//     pieces where it is that end, and its send.
+//  4. simulatePipeline (PipelineSchedule.cpp): the schedule's slices.
+//  5. commStreamEnd: when each stage's communication stream is done with
+//     the syncs its backward slices issued.
+//  6. slowestStage: t_f and t_b of the stage with the most work; the bubble.
+// What one chip issues and updates per step is StepBuilder::chipShares
+// (ScheduleStep.cpp), from the same partition.
+//
+//===----------------------------------------------------------------------===//
+#include "diag/Diagnostic.h"
+#include "passes/StepBuilder.h"
+
+using namespace shardc;
+
+namespace {
+
+/// Step 1's sums: [0] the first stage's own, [1] the last's.
+struct StagePieces {
+  Versions Fwd[2], Bwd[2];
+  Versions FwdLayer, BwdLayer; ///< one iteration of the layers
+};
+
+StagePieces stagePieces(StepBuilder &B, const StagePartition &Part) {
+  StagePieces Pc;
+  unsigned Last = NoStmt;
+  for (const auto &O : B.M.body().ops()) {
+    Versions V;
+    auto *R = dyn_cast<RepeatOp>(O.get());
+    if (R) {
+      Last = NoStmt;
+      V = B.block(R->body());
+      if (R == Part.FwdLayers || R == Part.BwdLayers) {
+        (R == Part.FwdLayers ? Pc.FwdLayer : Pc.BwdLayer) = V;
+        continue;
+      }
+      V = V.times(R->tripCount());
+    } else {
+      // A statement's lowered ops are consecutive: one effect for them.
+      if (O->stmt() == NoStmt || O->stmt() == Last)
+        continue;
+      Last = O->stmt();
+      V = B.statement(Last);
+    }
+    unsigned St = pieceStmt(*O);
+    if (St == NoStmt)
+      continue;
+    bool AtLast = Part.side(*O) == StageSide::Last;
+    switch (stepPart(B.M.statement(St).Ph)) {
+    case StepPart::Forward:
+      Pc.Fwd[AtLast].then(V);
+      break;
+    case StepPart::Backward:
+      Pc.Bwd[AtLast].then(V);
+      break;
+    case StepPart::Optimizer: // after the schedule: chipShares
+      break;
+    }
+  }
+  return Pc;
+}
+
+/// Step 2: the time of sending \p Values across one stage boundary.
+double sendTime(const StepBuilder &B, llvm::ArrayRef<const Value *> Values,
+                unsigned Stages, StepSummary::PipelineInfo &PI) {
+  const MeshSpec &Mesh = B.C.mesh();
+  PlacementCoefficients Send = computeSendCoefficients(Mesh, PI.Axis);
+  AxisSet AllAxes;
+  for (AxisId A = 0; A < Mesh.Axes.size(); ++A)
+    AllAxes.insert(A);
+  double Bytes = 0, Gathers = 0;
+  for (const Value *Vl : Values) {
+    const ShardType &T = Vl->type();
+    double Local = T.localBytes(Mesh);
+    AxisSet Split;
+    // One stage has no boundary to send across.
+    if (B.Train.ScatterGather && T.Unreduced.empty() && Stages > 1) {
+      Split = AllAxes.without(T.axesUsed());
+      Split.erase(PI.Axis);
+      for (AxisId A : Split.list())
+        if (Mesh.Axes[A].Size == 1)
+          Split.erase(A); // nothing to split over
+    }
+    int64_t R = axesProduct(Split, Mesh);
+    if (R <= 1) {
+      Bytes += Local;
+      continue;
+    }
+    PI.SendGatherAxes = PI.SendGatherAxes | Split;
+    Bytes += Local / double(R);
+    llvm::SmallVector<unsigned, 4> Axes;
+    for (AxisId A : Split.list())
+      Axes.push_back(A);
+    Gathers +=
+        placeCollective(Mesh, CollectiveKind::AllGather, Axes, Local).Time;
+  }
+  return priceCoefficients(*Mesh.Cluster, Send, Bytes).Time + Gathers;
+}
+
+/// Step 2: the schedule and the sends: each stage's carried values
+/// forward, their gradients back.
+StepSummary::PipelineInfo pipelineInfo(const StepBuilder &B,
+                                       const StagePartition &Part) {
+  StepSummary::PipelineInfo PI;
+  const RepeatOp &RF = *Part.FwdLayers, &RB = *Part.BwdLayers;
+  PI.Axis = *RF.pipelineAxis();
+  PI.Chunks = Part.Chunks;
+  PI.Schedule =
+      Part.Chunks > 1 ? PipelineSchedule::Interleaved : B.Train.Schedule;
+  if (PI.Schedule == PipelineSchedule::Interleaved && Part.Chunks == 1)
+    PI.Schedule = PipelineSchedule::OneFOneB; // one chunk: plain 1F1B
+  llvm::SmallVector<const Value *, 4> FwdValues, BwdValues;
+  for (const RepeatOp::Carried &Cv : RF.carried())
+    FwdValues.push_back(Cv.Init);
+  for (size_t I = 0; I < RB.carried().size() && I < RF.carried().size(); ++I)
+    BwdValues.push_back(RB.carried()[I].Init);
+  PI.SendFwd = sendTime(B, FwdValues, Part.Stages, PI);
+  PI.SendBwd = sendTime(B, BwdValues, Part.Stages, PI);
+  return PI;
+}
+
+/// Step 3: per (stage, chunk), one microbatch's forward and backward; the
+/// backward in its four versions beside (the syncs it issues run on the
+/// communication stream across the schedule's slices).
+struct ChunkTimes {
+  PipelineTimes Times;
+  std::vector<std::vector<Versions>> BwdOf; ///< [stage][chunk]
+};
+
+ChunkTimes chunkTimes(const StagePartition &Part, const StagePieces &Pc,
+                      const StepSummary::PipelineInfo &PI) {
+  unsigned P = Part.Stages;
+  int64_t V = Part.Chunks, Q = int64_t(P) * V;
+  ChunkTimes CT;
+  CT.Times.Fwd.assign(P, std::vector<double>(V, 0));
+  CT.Times.Bwd = CT.Times.BwdFirst = CT.Times.Fwd;
+  CT.BwdOf.assign(P, std::vector<Versions>(V));
+  for (unsigned Sg = 0; Sg < P; ++Sg)
+    for (int64_t Ch = 0; Ch < V; ++Ch) {
+      // Virtual stage c·p + s: the first runs the first stage's pieces,
+      // the last the last's.
+      int64_t Vq = Ch * P + Sg, Layers = Part.layers(Sg, unsigned(Ch));
+      Versions F, B;
+      if (Vq == 0)
+        F.then(Pc.Fwd[0]);
+      F.then(Pc.FwdLayer.times(Layers));
+      if (Vq == Q - 1) {
+        F.then(Pc.Fwd[1]);
+        B.then(Pc.Bwd[1]);
+      }
+      B.then(Pc.BwdLayer.times(Layers));
+      if (Vq == 0)
+        B.then(Pc.Bwd[0]);
+      if (Vq + 1 < Q)
+        F.then(Versions::compute(PI.SendFwd));
+      if (Vq > 0)
+        B.then(Versions::compute(PI.SendBwd));
+      CT.Times.Fwd[Sg][Ch] = F.E[0][0].T;
+      CT.Times.Bwd[Sg][Ch] = B.E[0][0].T;
+      CT.Times.BwdFirst[Sg][Ch] = B.E[1][0].T;
+      CT.BwdOf[Sg][Ch] = B;
+    }
+  return CT;
+}
+
+/// Step 5: the communication stream of each stage through its backward
+/// slices: a slice's syncs (every microbatch's under ZeRO 2 and FSDP, the
+/// last's otherwise) queue behind what the stream still has from earlier
+/// ones. With `sync = after_backward` a stage's syncs wait for its last
+/// backward slice (Megatron-LM's data-parallel AllReduce after the flush),
+/// one after another on its communication stream. Returns when the last
+/// stream is done (at least the makespan).
+double commStreamEnd(const PipelineRun &Run, const ChunkTimes &CT,
+                     unsigned Stages, int64_t Microbatches, bool After) {
+  double SyncEnd = Run.Makespan;
+  std::vector<double> CommFree(Stages, 0);
+  if (After)
+    for (const PipelineSlice &Sl : Run.Slices)
+      if (Sl.Backward)
+        CommFree[Sl.Stage] = std::max(CommFree[Sl.Stage], Sl.End);
+  for (const PipelineSlice &Sl : Run.Slices) {
+    if (!Sl.Backward)
+      continue;
+    const StreamEffect &E =
+        CT.BwdOf[Sl.Stage][Sl.Chunk]
+            .E[Sl.Microbatch == 0][Sl.Microbatch == Microbatches - 1];
+    double Backlog = std::max(0.0, CommFree[Sl.Stage] - Sl.Start);
+    CommFree[Sl.Stage] = After ? CommFree[Sl.Stage] + E.D + E.T // its syncs
+                               : Sl.End + E.backlogAfter(Backlog);
+    SyncEnd = std::max(SyncEnd, CommFree[Sl.Stage]);
+  }
+  return SyncEnd;
+}
+
+/// Step 6: t_f and t_b are one stage's, the slowest's (not the whole
+/// model's); the bubble is its idle share of the makespan.
+void slowestStage(const PipelineTimes &Times, const PipelineRun &Run,
+                  StepSummary::PipelineInfo &PI, StepSummary &S) {
+  S.TFwd = S.TBwd = S.TBwdFirst = 0;
+  for (unsigned Sg = 0; Sg < Times.Fwd.size(); ++Sg) {
+    double Fw = 0, Bw = 0, BwFirst = 0;
+    for (size_t Ch = 0; Ch < Times.Fwd[Sg].size(); ++Ch) {
+      Fw += Times.Fwd[Sg][Ch];
+      Bw += Times.Bwd[Sg][Ch];
+      BwFirst += Times.BwdFirst[Sg][Ch];
+    }
+    PI.StageFwd.push_back(Fw);
+    PI.StageBwd.push_back(Bw);
+    if (Fw + Bw > S.TFwd + S.TBwd) {
+      S.TFwd = Fw;
+      S.TBwd = Bw;
+      S.TBwdFirst = BwFirst;
+    }
+    if (Run.Busy[Sg] > Run.Busy[PI.SlowestStage])
+      PI.SlowestStage = Sg;
+  }
+  PI.Bubble =
+      Run.Makespan > 0 ? 1 - Run.Busy[PI.SlowestStage] / Run.Makespan : 0;
+}
+
+} // namespace
+
+StreamEffect StepBuilder::pipelined(const StagePartition &Part) {
+  StagePieces Pc = stagePieces(*this, Part);
+  StepSummary::PipelineInfo PI = pipelineInfo(*this, Part);
+  ChunkTimes CT = chunkTimes(Part, Pc, PI);
+  PipelineRun Run = simulatePipeline(PI.Schedule, Microbatches, CT.Times);
+  if (!Run.Complete) {
+    Diags.report(Train.At, diag::ScheduleInternal,
+                 scheduleName(PI.Schedule).str(), Microbatches,
+                 int64_t(Part.Stages));
+    return {};
+  }
+  double SyncEnd = commStreamEnd(Run, CT, Part.Stages, Microbatches,
+                                 Train.SyncAfterBackward);
+  slowestStage(CT.Times, Run, PI, S);
+  PI.Slices = std::move(Run.Slices);
+  S.Stages = Part.Stages;
+  S.Pipeline = std::move(PI);
+  // What the step needs of the makespan and the syncs: a piece of
+  // Makespan compute time leaving the syncs' overrun as backlog.
+  StreamEffect Step = StreamEffect::compute(Run.Makespan);
+  Step.K = SyncEnd - Run.Makespan;
+  return Step;
+}
