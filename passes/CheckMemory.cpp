@@ -8,7 +8,9 @@
 // (an AllGather's or AllToAll's result; AllReduce and ReduceScatter work in
 // place). Over the chip's hbm, an error at the `train` block with a note
 // per term, largest first, each saying what would shrink it. The error does
-// not stop the pipeline: the report is still printed.
+// not stop the pipeline: the report is still printed. With a pipeline, the
+// first and the last stage are checked, each holding what the stage
+// partition (StagePartition.h) gives it.
 //
 //===----------------------------------------------------------------------===//
 #include "diag/Diagnostic.h"
@@ -82,98 +84,76 @@ std::string shrinkHint(MemoryTerm T, const TrainConfig &C,
   llvm_unreachable("every memory term has a hint");
 }
 
-/// The top-level op \p O is, or is nested in.
-const Op *topLevel(const Op *O) {
-  while (O->parent() && O->parent()->parentOp())
-    O = O->parent()->parentOp();
-  return O;
-}
-
 /// The two ends of a pipeline, whose memory per chip is checked: the
 /// middle stages hold no more than the first (fewer microbatches in
 /// flight, no embedding) nor than the last (no head).
 enum class StageEnd { First, Last };
 
-/// How many copies of a value or param one end of a pipeline holds: the
-/// first stage all that comes before the pipelined repeat, the last all
-/// that comes after it, and each 1/p of the repeat's. An input is loaded
-/// wherever it is read (docs/language.md). With one stage it is both ends
-/// and holds everything.
+/// How many copies of a value, a param or an op's kept bytes one end of a
+/// pipeline holds: the stage partition's share (StagePartition.h), with
+/// what a saved value adds. With one stage it is both ends and holds
+/// everything.
 class StageShare {
 public:
-  StageShare(const Module &Program, int64_t Stages, StageEnd End)
-      : Stages(Stages), End(End), Top(&Program.body()) {
-    for (size_t I = 0; I < Top->ops().size(); ++I) {
-      const Op *O = Top->ops()[I].get();
-      Index[O] = I;
-      auto *R = dyn_cast<RepeatOp>(O);
-      if (R && R->pipelineAxis() && !Pipelined && Stages > 1) {
-        Pipelined = I;
-        Repeat = R;
-      }
-    }
-  }
+  StageShare(const Module &Program, const StagePartition &Part, StageEnd End)
+      : Part(Part), Top(&Program.body()),
+        Stage(End == StageEnd::First ? 0 : Part.Stages - 1) {}
   /// A saved value: a carried value's first version is kept once per
   /// iteration that reads it, so it is split among the stages too. One a
   /// repeat computes and only the code after it reads is held after it: on
-  /// the first stage if that repeat comes before the pipelined one, on the
-  /// last if it is the pipelined one or comes after it.
+  /// the first stage if that repeat is the first stage's, on the last if it
+  /// is the layers or comes after them.
   double copies(const SavedValue &S) const {
-    if (Repeat && Repeat->carriedFrom(S.V))
-      return double(S.Copies) / double(Stages);
-    if (Pipelined && S.HeldIn == Top && S.V->def()->parent() != Top) {
-      bool Before = Index.lookup(topLevel(S.V->def())) < *Pipelined;
-      return Before == (End == StageEnd::First) ? double(S.Copies) : 0;
+    if (carried(S))
+      return Part.share(Stage, StageSide::Layers, double(S.Copies));
+    if (Part.Stages > 1 && S.HeldIn == Top && S.V->def()->parent() != Top) {
+      bool First = Part.side(*S.V->def()) == StageSide::First;
+      return Part.share(Stage, First ? StageSide::First : StageSide::Last,
+                        double(S.Copies));
     }
     return copies(S.V->def(), S.Copies);
   }
   double copies(const Op *O, int64_t Copies) const {
-    if (!Pipelined)
+    if (Part.Stages == 1)
       return double(Copies);
     if (isa<InputOp>(O))
       return readHere(*O->result()) ? double(Copies) : 0;
-    size_t I = Index.lookup(topLevel(O));
-    if (I == *Pipelined)
-      return double(Copies) / double(Stages);
-    return (I < *Pipelined) == (End == StageEnd::First) ? double(Copies) : 0;
+    return Part.share(Stage, Part.side(*O), double(Copies));
   }
-  /// Whether an input is read on this end: by the pipelined repeat (every
-  /// stage), or by the code before it (the first) or after it (the last).
+  /// Whether an input is loaded on this end: an input is loaded wherever it
+  /// is read (docs/language.md).
   bool readHere(const Value &V) const {
-    for (const Op *U : V.users()) {
-      size_t I = Index.lookup(topLevel(U));
-      if (I == *Pipelined || (I < *Pipelined) == (End == StageEnd::First))
-        return true;
-    }
-    return false;
+    return llvm::any_of(V.users(), [&](const Op *U) {
+      return Part.runs(Stage, Part.side(*U));
+    });
   }
-  /// Whether \p O is in the pipelined repeat (on every stage).
+  /// Whether \p O is in the layers (on every stage).
   bool inPipeline(const Op *O) const {
-    return Pipelined && Index.lookup(topLevel(O)) == *Pipelined;
+    return Part.Stages > 1 && Part.side(*O) == StageSide::Layers;
   }
-  /// Whether a saved value is held for the pipelined layers' backward:
-  /// the carried value's first version, which the first iteration reads,
-  /// or one they compute and read. One they compute and only the code
-  /// after them reads (the last layer's output, for the head) is the
-  /// head's.
+  /// Whether a saved value is held for the layers' backward: the carried
+  /// value's first version, which the first iteration reads, or one they
+  /// compute and read. One they compute and only the code after them reads
+  /// (the last layer's output, for the head) is the head's.
   bool inPipeline(const SavedValue &S) const {
-    if (Repeat && Repeat->carriedFrom(S.V))
+    if (carried(S))
       return true;
     // An input the layers read is held for their backward, like theirs.
-    if (Pipelined && isa<InputOp>(S.V->def()))
-      return llvm::any_of(S.V->users(), [&](const Op *U) {
-        return Index.lookup(topLevel(U)) == *Pipelined;
-      });
+    if (isa<InputOp>(S.V->def()))
+      return llvm::any_of(S.V->users(),
+                          [&](const Op *U) { return inPipeline(U); });
     return S.HeldIn != Top && inPipeline(S.V->def());
   }
 
 private:
-  int64_t Stages;
-  StageEnd End;
+  bool carried(const SavedValue &S) const {
+    return Part.Stages > 1 && Part.ProgramLayers &&
+           Part.ProgramLayers->carriedFrom(S.V);
+  }
+
+  const StagePartition &Part;
   const Block *Top;
-  std::optional<size_t> Pipelined;
-  const RepeatOp *Repeat = nullptr;
-  llvm::DenseMap<const Op *, size_t> Index;
+  unsigned Stage;
 };
 
 class CheckMemory : public Pass {
@@ -196,27 +176,10 @@ void transientTerm(const MeshCompile &C, StageEnd End, int64_t Stages,
   llvm::DenseSet<unsigned> KeptStmts;
   for (auto [O, Copies] : C.Tables.Kept)
     KeptStmts.insert(O->stmt());
-  // The lowered step puts the head and the loss, forward and backward,
-  // between the pipelined forward repeat and the next pipelined repeat,
-  // the backward's: the last stage runs those three, the first stage all
-  // but what lies between them. (The optimizer's repeat, when there is
-  // one, is pipelined too, and comes after the backward's.)
-  llvm::SmallVector<size_t, 3> Pipelined;
-  llvm::DenseMap<const Op *, size_t> TopIndex;
-  for (size_t I = 0; I < M.body().ops().size(); ++I) {
-    const Op *O = M.body().ops()[I].get();
-    TopIndex[O] = I;
-    if (auto *R = dyn_cast<RepeatOp>(O); R && R->pipelineAxis())
-      Pipelined.push_back(I);
-  }
+  const StagePartition &Part = *C.Tables.Partition;
+  unsigned Stage = End == StageEnd::First ? 0 : unsigned(Stages - 1);
   auto OnStage = [&](const Op &O) {
-    if (Stages == 1 || Pipelined.size() < 2)
-      return true;
-    size_t I = TopIndex.lookup(topLevel(&O));
-    bool Between = I > Pipelined[0] && I < Pipelined[1];
-    if (End == StageEnd::First)
-      return !Between;
-    return I >= Pipelined[0] && I <= Pipelined[1];
+    return Stages == 1 || Part.runs(Stage, Part.side(O));
   };
   walk(M.body(), [&](const Op &O) {
     if (!OnStage(O))
@@ -253,7 +216,7 @@ MemorySummary stageMemory(const MeshCompile &C, StageEnd End) {
   int64_t Stages = Pipe ? C.Tables.Step->Stages : 1;
   S.Stage = End == StageEnd::Last ? Stages - 1 : 0;
   S.Stages = Stages;
-  StageShare Share(C.program(), Stages, End);
+  StageShare Share(C.program(), *C.Tables.Partition, End);
   for (const ParamInfo &P : C.Tables.Params) {
     double N = Share.copies(P.Param->def(), M.statement(P.Stmt).Repeat);
     Add(MemoryTerm::Weights, P.Param->type().localBytes(Mesh) * N);

@@ -154,6 +154,40 @@ TEST(StagePartition, SharesOfEachEnd) {
   EXPECT_EQ(P.share(1, StageSide::Layers, 16), 10);
 }
 
+TEST(StagePartition, TokensAreReadOnTheFirstStageOnly) {
+  // The embedding's token ids are read by the embedding and by its
+  // backward (after the backward's pipelined repeat): both the first
+  // stage's, so the last stage does not load them (check-memory).
+  InProcessOptions O;
+  O.StdlibDir = SHARDC_SOURCE_STDLIB_DIR;
+  O.Reports = false;
+  auto R = compileInProcess(R"(import "nvidia.shard";
+mesh M = DGX_H100_SuperPod[D: 2, P: 2, T: 8];
+dim B = 128, V = 16384, E = 1024, F = 4096;
+tensor tok : int32[B_D];
+param emb : bf16[V, E];
+x[B_D, E] = embed(tok, emb);
+repeat 4 over P {
+  param W_in : bf16[E, F_T];
+  param W_out : bf16[F_T, E];
+  h[B_D, F_T] = x * W_in;
+  o[B_D, E]{U_T} = h * W_out;
+  x[B_D, E] = o;
+}
+param W_head : bf16[E, F];
+l[B_D, F] = x * W_head;
+train { microbatches = 2; }
+)",
+                            O);
+  ASSERT_TRUE(R->Compiled);
+  const StagePartition &P = *R->Compile->Tables.Partition;
+  const Op *Tok = R->Compile->program().body().ops().front().get();
+  ASSERT_TRUE(isa<InputOp>(Tok));
+  ASSERT_EQ(Tok->result()->users().size(), 2u); // embed, embed_grad
+  for (const Op *U : Tok->result()->users())
+    EXPECT_EQ(P.side(*U), StageSide::First);
+}
+
 TEST(StagePartition, WithoutAPipelineOneStageRunsEverything) {
   std::string Src = Source;
   Src.replace(Src.find("repeat 8 over P"), 15, "repeat 8");
