@@ -1,15 +1,15 @@
 //===- TraceReport.cpp - The step as Chrome trace events ------------------===//
 //
-// `--format=trace` (docs/trace.md): the timeline (passes/Timeline.h) as
+// `--format=trace` (docs/trace.md): the timeline (report/Timeline.h) as
 // Chrome's trace-event JSON, which Perfetto and chrome://tracing open. One
 // process per pipeline stage, with two threads, the compute and the
 // communication stream; complete ("X") events in microseconds, each named
 // after its statement, its category the part of the step it belongs to.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Timeline.h"
 #include "report/JsonWriter.h"
 #include "report/Report.h"
+#include "report/Timeline.h"
 #include <fmt/format.h>
 
 using namespace shardc;

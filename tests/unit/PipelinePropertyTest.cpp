@@ -13,12 +13,12 @@
 //  - the bubble is in [0, 1) and is 1 - busy / T_pipe of its stage;
 //  - the first stage holds exactly the microbatches in flight the schedule
 //    gives (m, min(m, p), or min(m, p)·(1 + (p - 1)/(p·v)));
-//  - the timeline (passes/Timeline.h, what --format=trace draws) ends at the
+//  - the timeline (report/Timeline.h, what --format=trace draws) ends at the
 //    report's step time: the two models of the communication stream agree
 //    under every ZeRO stage (syncs once per step or every microbatch).
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Timeline.h"
+#include "report/Timeline.h"
 #include "shardc/Config.h"
 #include "tests/support/CompileInProcess.h"
 #include "tests/support/ProgramGenerator.h"

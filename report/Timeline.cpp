@@ -10,7 +10,7 @@
 // the one schedule-step priced.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Timeline.h"
+#include "report/Timeline.h"
 #include "ir/Ops.h"
 
 using namespace shardc;

@@ -11,8 +11,8 @@
 // the schedule's.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_PASSES_TIMELINE_H
-#define SHARDC_PASSES_TIMELINE_H
+#ifndef SHARDC_REPORT_TIMELINE_H
+#define SHARDC_REPORT_TIMELINE_H
 
 #include "passes/Pipeline.h"
 #include <string>
@@ -52,4 +52,4 @@ Timeline buildTimeline(const MeshCompile &C);
 
 } // namespace shardc
 
-#endif // SHARDC_PASSES_TIMELINE_H
+#endif // SHARDC_REPORT_TIMELINE_H
