@@ -103,6 +103,11 @@ std::optional<Quantity> Sema::eval(const Expr &E) {
                    "number, dim or let constant");
       return std::nullopt;
     }
+    if (S->Kind == SymKind::Dim) {
+      if (Info->DimReadByExpr.size() <= S->Dim)
+        Info->DimReadByExpr.resize(S->Dim + 1);
+      Info->DimReadByExpr[S->Dim] = true;
+    }
     return S->Value;
   }
   case ExprKind::Neg: {

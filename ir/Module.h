@@ -41,6 +41,10 @@ struct ProgramInfo {
   /// The name `loc(...)` prints for each SourceMgr buffer id (0 unused).
   std::vector<std::string> Files;
   std::vector<Statement> Statements;
+  /// By DimId: the dim's size is read by an expression (another dim's size,
+  /// a let, a repeat count, a property), so a layout cannot rebind it
+  /// without the source's arithmetic.
+  std::vector<bool> DimReadByExpr;
 };
 
 struct ModuleConfig {

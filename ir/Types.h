@@ -71,7 +71,7 @@ struct TensorDim {
 
 /// New sizes for some dims, by id: what binding a layout changes (a MoE's
 /// capacity slots on another mesh, a dim a layout rebinds).
-using DimSizeMap = llvm::SmallDenseMap<DimId, int64_t, 4>;
+using DimSizeMap = llvm::DenseMap<DimId, int64_t>;
 
 /// The sharding type of a value: `bf16[B_X, D]{U_Y}`.
 struct ShardType {

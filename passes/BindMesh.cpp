@@ -12,10 +12,14 @@
 //     more than one stage only the carried value crosses stages;
 //  2. attention: the query heads' sharding divides the KV heads;
 //  3. a mixture of experts' capacity slots: rounded up to a multiple of the
-//     chips the tokens are sharded over, so they depend on the mesh. Where
-//     they differ from what the checked module holds, the pass binds a copy
-//     with the slots resized (and the experts' useful share of FLOPs
-//     recomputed), which every later pass reads (MeshCompile::forward).
+//     chips the tokens are sharded over, so they depend on the mesh (and on
+//     the tokens' dims). Where they differ from what the checked module
+//     holds, or the layout rebinds dims, the pass binds a copy with those
+//     sizes (and the experts' useful share of FLOPs recomputed), which
+//     every later pass reads (MeshCompile::forward);
+//  4. with dims rebound, the rules Sema checked on the written sizes: the
+//     query heads a multiple of the KV heads, `top` at most the experts,
+//     every value under 2^62 elements (reported at the op).
 // Each problem is reported where the user wrote what the mesh breaks.
 //
 //===----------------------------------------------------------------------===//
@@ -53,11 +57,12 @@ private:
   bool crossingsUnchecked(const RepeatOp &R) const;
   void kvHeads(const AttentionOp &A);
   void moeSlots();
+  void reboundRules(const Module &M);
 
   const MeshCompile *C = nullptr;
   DiagnosticEngine *Diags = nullptr;
   DimSizeMap Sizes;
-  llvm::SmallDenseMap<DimId, double, 4> UsedBySlots;
+  llvm::DenseMap<DimId, double> UsedBySlots;
 };
 
 /// Step 1: the stages (and chunks) split the count, and the schedule is
@@ -127,7 +132,9 @@ void BindMesh::moeSlots() {
   walk<MoeDispatchOp>(C->checked().body(), [&](const MoeDispatchOp &D) {
     if (!D.capacity())
       return;
-    const ShardType &Tokens = D.operand(0)->type(), &Buf = D.result()->type();
+    ShardType Tokens = D.operand(0)->type(), Buf = D.result()->type();
+    Tokens.rebind(Sizes);
+    Buf.rebind(Sizes);
     int64_t Experts = Buf.Dims[0].Size;
     std::optional<int64_t> Slots =
         MoeDispatchOp::slots(*D.capacity(), Tokens, Experts, C->mesh());
@@ -144,9 +151,34 @@ void BindMesh::moeSlots() {
   });
 }
 
+/// Step 4: what Sema checked of the written sizes, on the rebound module.
+void BindMesh::reboundRules(const Module &M) {
+  const TypeNames &Names = M.names();
+  walk(M.body(), [&](const Op &O) {
+    if (O.result() &&
+        O.result()->type().globalElements() > double(int64_t(1) << 62))
+      Diags->report(O.loc(), diag::ElementsOverflow);
+    if (auto *A = dyn_cast<AttentionOp>(&O)) {
+      const ShardType &Q = A->operand(0)->type(), &K = A->operand(1)->type();
+      const TensorDim &N = Q.Dims[AttentionOp::seqDim(Q) + 1];
+      const TensorDim &KH = K.Dims[AttentionOp::seqDim(K) + 1];
+      if (N.Size % KH.Size != 0)
+        Diags->report(A->kvLoc(), diag::AttentionHeads, Names.Dims[N.Id],
+                      N.Size, Names.Dims[KH.Id], KH.Size);
+    }
+    auto *Dispatch = dyn_cast<MoeDispatchOp>(&O);
+    if (Dispatch && Dispatch->capacity() &&
+        Dispatch->capacity()->Top > Dispatch->result()->type().Dims[0].Size)
+      Diags->report(O.loc(), diag::MoeTop, Dispatch->capacity()->Top,
+                    Names.Dims[Dispatch->result()->type().Dims[0].Id],
+                    Dispatch->result()->type().Dims[0].Size);
+  });
+}
+
 bool BindMesh::run(MeshCompile &Compile, DiagnosticEngine &D) {
   C = &Compile;
   Diags = &D;
+  Sizes = Compile.dims();
   unsigned Before = D.errorCount();
   const Block &Top = Compile.checked().body();
   for (const auto &O : Top.ops())
@@ -163,6 +195,11 @@ bool BindMesh::run(MeshCompile &Compile, DiagnosticEngine &D) {
     return true;
   std::unique_ptr<Module> Bound =
       rebindModule(Compile.checked(), Compile.mesh(), Sizes);
+  if (!Compile.dims().empty()) {
+    reboundRules(*Bound);
+    if (D.errorCount() != Before)
+      return false;
+  }
   // The experts' contractions count the slots that hold tokens.
   walk<ContractionOp>(Bound->body(), [&](ContractionOp &O) {
     auto Slots = [&](const Value *V) -> std::optional<double> {

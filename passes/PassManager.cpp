@@ -3,6 +3,7 @@
 #include "passes/Describe.h"
 #include "passes/Pipeline.h"
 #include "support/Format.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -10,8 +11,8 @@
 
 using namespace shardc;
 
-MeshCompile::MeshCompile(const Module &Checked, MeshSpec M)
-    : Checked(Checked), Mesh(std::move(M)), Cache(Mesh) {}
+MeshCompile::MeshCompile(const Module &Checked, MeshSpec M, DimSizeMap D)
+    : Checked(Checked), Mesh(std::move(M)), Dims(std::move(D)), Cache(Mesh) {}
 
 std::vector<std::string> shardc::passNames() {
   return {
@@ -123,13 +124,54 @@ static llvm::Error checkAxes(const Module &Checked, const MeshSpec &Mesh) {
   return llvm::Error::success();
 }
 
+/// The layout's dims: each a dim of the program, at least 1 and at most
+/// 2^62, that no expression reads and that is no MoE's capacity slots
+/// (bind-mesh sizes those).
+static llvm::Error checkDims(const Module &Checked, const DimSizeMap &Dims) {
+  const ProgramInfo &Info = Checked.info();
+  llvm::DenseSet<DimId> Slots;
+  walk<MoeDispatchOp>(Checked.body(), [&](const MoeDispatchOp &D) {
+    Slots.insert(D.result()->type().Dims[1].Id);
+  });
+  for (const auto &[Id, Size] : Dims) {
+    auto Fail = [&](const std::string &Why) {
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                     Why.c_str());
+    };
+    if (Id >= Info.Names.Dims.size())
+      return Fail("the layout names dim #" + std::to_string(Id) +
+                  ", which the program does not have");
+    const std::string &Name = Info.Names.Dims[Id];
+    if (Size < 1 || Size > (int64_t(1) << 62))
+      return Fail("the layout's size " + std::to_string(Size) + " for dim '" +
+                  Name + "' is not between 1 and 2^62");
+    if (Id < Info.DimReadByExpr.size() && Info.DimReadByExpr[Id])
+      return Fail("dim '" + Name +
+                  "' is read by an expression of the program (another "
+                  "dim, a let, a count): a layout cannot rebind it");
+    if (Slots.count(Id))
+      return Fail("dim '" + Name +
+                  "' is a MoE's capacity slots, which "
+                  "bind-mesh sizes: a layout cannot rebind it");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<MeshCompile>>
-shardc::compileForMesh(const Module &Checked, const MeshSpec &Mesh,
-                       DiagnosticEngine &Diags) {
-  if (llvm::Error E = checkAxes(Checked, Mesh))
+shardc::compile(const Module &Checked, const Layout &L,
+                DiagnosticEngine &Diags) {
+  if (llvm::Error E = checkAxes(Checked, L.Mesh))
     return E;
-  auto C = std::make_unique<MeshCompile>(Checked, Mesh);
+  if (llvm::Error E = checkDims(Checked, L.Dims))
+    return E;
+  auto C = std::make_unique<MeshCompile>(Checked, L.Mesh, L.Dims);
   if (llvm::Error E = runPipeline(*C, Diags, {}, llvm::nulls()))
     return E;
   return C;
+}
+
+llvm::Expected<std::unique_ptr<MeshCompile>>
+shardc::compileForMesh(const Module &Checked, const MeshSpec &Mesh,
+                       DiagnosticEngine &Diags) {
+  return compile(Checked, Layout{Mesh, DimSizeMap()}, Diags);
 }

@@ -28,10 +28,20 @@ class raw_ostream;
 namespace shardc {
 class DiagnosticEngine;
 
-/// One checked module on one mesh: the lowered module and every table.
+/// What one compile of a checked program is for: a mesh (any sizes, any
+/// cluster, the program's axis names) and sizes for some of its dims (a
+/// search's microbatch size, an inference phase's batch), as if the file
+/// wrote them.
+struct Layout {
+  MeshSpec Mesh;
+  DimSizeMap Dims;
+};
+
+/// One checked module on one layout: the lowered module and every table.
 class MeshCompile {
 public:
-  MeshCompile(const Module &Checked, MeshSpec Mesh);
+  MeshCompile(const Module &Checked, MeshSpec Mesh,
+              DimSizeMap Dims = DimSizeMap());
   MeshCompile(const MeshCompile &) = delete;
   MeshCompile &operator=(const MeshCompile &) = delete;
 
@@ -46,6 +56,8 @@ public:
   const Module &program() const { return Training ? *Training : forward(); }
   void setTraining(std::unique_ptr<Module> M) { Training = std::move(M); }
   const MeshSpec &mesh() const { return Mesh; }
+  /// The dims the layout rebinds (bind-mesh applies them).
+  const DimSizeMap &dims() const { return Dims; }
   const ModuleConfig &config() const { return Checked.config(); }
   /// Null until insert-collectives ran.
   const Module *lowered() const { return Lowered.get(); }
@@ -58,6 +70,7 @@ public:
 private:
   const Module &Checked;
   MeshSpec Mesh;
+  DimSizeMap Dims;
   std::unique_ptr<Module> Bound;
   std::unique_ptr<Module> Training;
   std::unique_ptr<Module> Lowered;
@@ -91,10 +104,18 @@ struct PipelineOptions {
 llvm::Error runPipeline(MeshCompile &C, DiagnosticEngine &Diags,
                         const PipelineOptions &Opts, llvm::raw_ostream &OS);
 
-/// The re-cost call: \p Checked (from any compile) on \p Mesh, which must
-/// have the checked module's axis names in its order (sizes and cluster may
-/// differ). Problems with the mesh (a dim it does not divide, a dtype its
-/// chip has no peak for) are reported to \p Diags and make it an error.
+/// The one compile of a checked program: \p Checked (from any file) on
+/// \p L, whose mesh must have the checked module's axis names in its order
+/// (sizes and cluster may differ) and whose dims must be dims no expression
+/// of the source reads (else an llvm::Error: the layout is unusable).
+/// Problems of the program on the layout (a dim the mesh does not divide,
+/// a pipeline it does not split, a dtype its chip has no peak for) are
+/// reported to \p Diags, as data a search can count: a failing pass makes
+/// it an error; a step over HBM returns the compile with its error.
+llvm::Expected<std::unique_ptr<MeshCompile>>
+compile(const Module &Checked, const Layout &L, DiagnosticEngine &Diags);
+
+/// compile() on \p Mesh, no dim rebound: the re-cost call.
 llvm::Expected<std::unique_ptr<MeshCompile>>
 compileForMesh(const Module &Checked, const MeshSpec &Mesh,
                DiagnosticEngine &Diags);

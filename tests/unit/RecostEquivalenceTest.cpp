@@ -23,10 +23,12 @@
 #include "shardc/Config.h"
 #include "tests/support/CompileInProcess.h"
 #include "tests/support/ProgramGenerator.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 #include <array>
+#include <cstring>
 #include <fmt/format.h>
 #include <regex>
 
@@ -377,6 +379,89 @@ TEST(RecostEquivalence, GeneratedStepsOnRandomMeshes) {
              "pass, {} by the checks\n",
              Bases, Moe, Pipelined, Interleaved, T.of(Outcome::Compiled),
              T.of(Outcome::PassError), T.of(Outcome::CheckError));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Layouts that rebind dims
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+DimId dimNamed(const InProcessResult &R, llvm::StringRef Name) {
+  const auto &Dims = R.P.IR->names().Dims;
+  for (DimId I = 0; I < Dims.size(); ++I)
+    if (Dims[I] == Name)
+      return I;
+  ADD_FAILURE() << "no dim " << Name.str();
+  return 0;
+}
+
+struct DimCase {
+  const char *File, *Dim, *Written, *Rebound;
+  int64_t Size;
+};
+
+/// compile() with a dim rebound equals a fresh compile of the file with
+/// that size written: a smaller batch, a microbatch of a pipelined step,
+/// and a MoE's tokens (whose capacity slots follow).
+TEST(RecostEquivalence, ALayoutsDimsAreTheFileWithThoseSizes) {
+  const std::vector<DimCase> Cases = {
+      {"mlp.shard", "B", "dim B = 1Mi;", "dim B = 512Ki;", 512 * 1024},
+      {"train_mlp.shard", "B", "dim B = 64Ki;", "dim B = 16Ki;", 16 * 1024},
+      {"llama3_70b_train.shard", "B", "dim B = 32;", "dim B = 64;", 64},
+      {"moe_train.shard", "B", "dim B = 128;", "dim B = 384;", 384},
+  };
+  for (const DimCase &Case : Cases) {
+    std::string Source = readExample(Case.File);
+    auto Original = compile(Source);
+    ASSERT_TRUE(Original->Compiled) << Case.File;
+    std::string Edited = Source;
+    size_t At = Edited.find(Case.Written);
+    ASSERT_NE(At, std::string::npos) << Case.File;
+    Edited.replace(At, strlen(Case.Written), Case.Rebound);
+    auto Fresh = compile(Edited);
+    DiagnosticEngine Engine(Original->SM);
+    Layout L{Original->P.IR->mesh(), DimSizeMap()};
+    L.Dims[dimNamed(*Original, Case.Dim)] = Case.Size;
+    auto Re = shardc::compile(*Original->P.IR, L, Engine);
+    ASSERT_TRUE(bool(Re)) << Case.File << llvm::toString(Re.takeError());
+    EXPECT_EQ(Engine.hasErrors(), !Fresh->Compiled) << Case.File;
+    if (!Fresh->Compile)
+      continue;
+    std::string T1, T2, J1, J2;
+    llvm::raw_string_ostream TO1(T1), TO2(T2), JO1(J1), JO2(J2);
+    printTextReport(**Re, TO1);
+    printTextReport(*Fresh->Compile, TO2);
+    printJsonReport(**Re, JO1);
+    printJsonReport(*Fresh->Compile, JO2);
+    EXPECT_EQ(T1, T2) << Case.File;
+    EXPECT_EQ(J1, J2) << Case.File;
+  }
+}
+
+/// A dim another declaration computes from cannot be rebound alone.
+TEST(RecostEquivalence, ADimAnExpressionReadsIsNotRebound) {
+  auto Original = compile("import \"nvidia.shard\";\n"
+                          "mesh M = DGX_H100_Node[X: 8];\n"
+                          "dim B = 64, E = 128, F = 4 * E;\n"
+                          "tensor x : bf16[B_X, E];\ntensor w : bf16[E, F];\n"
+                          "y[B_X, F] = x * w;\n");
+  ASSERT_TRUE(Original->Compiled) << llvm::join(Original->Diagnostics, "\n");
+  DiagnosticEngine Engine(Original->SM);
+  Layout L{Original->P.IR->mesh(), DimSizeMap()};
+  L.Dims[dimNamed(*Original, "E")] = 256;
+  auto Re = shardc::compile(*Original->P.IR, L, Engine);
+  ASSERT_FALSE(bool(Re));
+  EXPECT_EQ(llvm::toString(Re.takeError()),
+            "dim 'E' is read by an expression of the program (another dim, a "
+            "let, a count): a layout cannot rebind it");
+  L.Dims.clear();
+  L.Dims[dimNamed(*Original, "B")] = 128; // B is free
+  auto Ok = shardc::compile(*Original->P.IR, L, Engine);
+  ASSERT_TRUE(bool(Ok)) << llvm::toString(Ok.takeError());
+  EXPECT_FALSE(Engine.hasErrors());
 }
 
 } // namespace
