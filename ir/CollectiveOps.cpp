@@ -96,16 +96,15 @@ double shardc::collectiveGroupBytes(CollectiveKind K, const ShardType &In,
                                     const ShardType &Out,
                                     llvm::ArrayRef<AxisId> Axes,
                                     const MeshSpec &M) {
-  switch (K) {
-  case CollectiveKind::AllGather:
+  switch (collectiveTraits(K).Volume) {
+  case GroupVolume::Result:
     return Out.localBytes(M); // the gathered result
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::AllReduce:
+  case GroupVolume::Operand:
     return In.localBytes(M); // the unreduced array
-  case CollectiveKind::AllToAll:
+  case GroupVolume::OperandTimesGroup:
     return In.localBytes(M) * double(axesProduct(Axes, M)); // the group's
   }
-  llvm_unreachable("every collective is handled");
+  llvm_unreachable("every volume is handled");
 }
 
 double CollectiveOp::groupBytes(const MeshSpec &M) const {

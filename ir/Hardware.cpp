@@ -34,16 +34,6 @@ std::optional<DType> shardc::parseDType(llvm::StringRef Name) {
   return std::nullopt;
 }
 
-llvm::StringRef shardc::collectiveName(CollectiveKind K) {
-  switch (K) {
-#define COLLECTIVE(Name, Mnemonic)                                             \
-  case CollectiveKind::Name:                                                   \
-    return #Name;
-#include "ir/CollectiveKinds.def"
-  }
-  llvm_unreachable("every kind is in CollectiveKinds.def");
-}
-
 double LevelSpec::effectiveUplink(bool InNetwork, bool Small) const {
   double W = std::numeric_limits<double>::infinity();
   if (UplinkBw > 0)

@@ -8,6 +8,7 @@
 #ifndef SHARDC_IR_HARDWARE_H
 #define SHARDC_IR_HARDWARE_H
 
+#include "ir/CollectiveKind.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -30,12 +31,6 @@ constexpr unsigned NumDTypes = 0
 llvm::StringRef dtypeName(DType T);
 double dtypeBytes(DType T);
 std::optional<DType> parseDType(llvm::StringRef Name);
-
-enum class CollectiveKind : uint8_t {
-#define COLLECTIVE(Name, Mnemonic) Name,
-#include "ir/CollectiveKinds.def"
-};
-llvm::StringRef collectiveName(CollectiveKind K);
 
 /// One chip type. Peaks of 0 mean "not given".
 struct ChipSpec {

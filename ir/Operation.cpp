@@ -40,7 +40,7 @@ std::optional<CollectiveKind> shardc::collectiveKindOf(OpKind K) {
 
 OpKind shardc::opKindOf(CollectiveKind K) {
   switch (K) {
-#define COLLECTIVE(Name, Mnemonic)                                             \
+#define COLLECTIVE(Name, Mnemonic, ...)                                        \
   case CollectiveKind::Name:                                                   \
     return OpKind::Name;
 #include "ir/CollectiveKinds.def"

@@ -315,8 +315,9 @@ private:
 };
 
 /// V (COST-MODEL.md's notation) of a collective of kind \p K turning \p In
-/// into \p Out over \p Axes on \p M: the gathered result (AllGather), the
-/// unreduced array (ReduceScatter, AllReduce), the group's total (AllToAll).
+/// into \p Out over \p Axes on \p M, as the kind's GroupVolume says: the
+/// gathered result (AllGather), the unreduced array (ReduceScatter,
+/// AllReduce), the group's total (AllToAll).
 double collectiveGroupBytes(CollectiveKind K, const ShardType &In,
                             const ShardType &Out, llvm::ArrayRef<AxisId> Axes,
                             const MeshSpec &M);

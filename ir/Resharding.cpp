@@ -7,7 +7,7 @@ using namespace shardc;
 
 std::optional<CollectiveKind> shardc::collectiveOf(StepKind K) {
   switch (K) {
-#define COLLECTIVE(Name, Mnemonic)                                             \
+#define COLLECTIVE(Name, Mnemonic, ...)                                        \
   case StepKind::Name:                                                         \
     return CollectiveKind::Name;
 #include "ir/CollectiveKinds.def"
@@ -21,7 +21,7 @@ std::optional<CollectiveKind> shardc::collectiveOf(StepKind K) {
 
 StepKind shardc::stepOf(CollectiveKind K) {
   switch (K) {
-#define COLLECTIVE(Name, Mnemonic)                                             \
+#define COLLECTIVE(Name, Mnemonic, ...)                                        \
   case CollectiveKind::Name:                                                   \
     return StepKind::Name;
 #include "ir/CollectiveKinds.def"

@@ -27,7 +27,7 @@ namespace shardc {
 /// a reshard that moves nothing, and the conversion of a typed reshard.
 enum class StepKind : uint8_t {
   Slice,
-#define COLLECTIVE(Name, Mnemonic) Name,
+#define COLLECTIVE(Name, Mnemonic, ...) Name,
 #include "ir/CollectiveKinds.def"
   View,
   Convert,

@@ -192,7 +192,7 @@ void transientTerm(const MeshCompile &C, StageEnd End, int64_t Stages,
     if (!K || O.stmt() == NoStmt)
       return;
     Phase Ph = M.statement(O.stmt()).Ph;
-    if ((*K == CollectiveKind::AllGather || *K == CollectiveKind::AllToAll) &&
+    if (collectiveTraits(*K).TransientResult &&
         (Ph == Phase::Forward || Ph == Phase::Backward))
       Gathered[O.stmt()] += O.result()->type().localBytes(Mesh);
   });

@@ -16,7 +16,7 @@ llvm::StringRef shardc::stepKindName(StepKind K) {
     return "view";
   case StepKind::Convert:
     return "convert";
-#define COLLECTIVE(Name, Mnemonic) case StepKind::Name:
+#define COLLECTIVE(Name, Mnemonic, ...) case StepKind::Name:
 #include "ir/CollectiveKinds.def"
     break;
   }
