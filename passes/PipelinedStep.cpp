@@ -75,7 +75,7 @@ StagePieces stagePieces(StepBuilder &B, const StagePartition &Part) {
 double sendTime(const StepBuilder &B, llvm::ArrayRef<const Value *> Values,
                 unsigned Stages, StepSummary::PipelineInfo &PI) {
   const MeshSpec &Mesh = B.C.mesh();
-  PlacementCoefficients Send = computeSendCoefficients(Mesh, PI.Axis);
+  std::unique_ptr<Network> Net = createNetwork(Mesh);
   AxisSet AllAxes;
   for (AxisId A = 0; A < Mesh.Axes.size(); ++A)
     AllAxes.insert(A);
@@ -105,7 +105,7 @@ double sendTime(const StepBuilder &B, llvm::ArrayRef<const Value *> Values,
     Gathers +=
         placeCollective(Mesh, CollectiveKind::AllGather, Axes, Local).Time;
   }
-  return priceCoefficients(*Mesh.Cluster, Send, Bytes).Time + Gathers;
+  return Net->placeSend(PI.Axis, Bytes).Time + Gathers;
 }
 
 /// Step 2: the schedule and the sends: each stage's carried values

@@ -1,88 +1,18 @@
-//===- Placement.cpp - One collective's cost on the cluster hierarchy -----===//
-//
-// Implements COST-MODEL.md §3 (v0.2). Every unit of every level is a
-// contiguous range of chips, so one level is scanned unit by unit, child by
-// child, with per-group counters indexed by group id: O(P) per level, no
-// hashing and no pairwise work, which keeps P = 2^22 cheap.
-//
-//===----------------------------------------------------------------------===//
+//===- Placement.cpp - A mesh's collectives, priced and cached ------------===//
 #include "passes/Placement.h"
-#include <algorithm>
+#include "passes/SwitchedNetwork.h"
 #include <cassert>
-#include <cmath>
-#include <limits>
-#include <vector>
 
 using namespace shardc;
 
-namespace {
+Network::~Network() = default;
 
-/// Bytes per unit of V that one group moves through one chip's port at the
-/// node level (§3 level 1), for a group with \p InNode members in the node
-/// and \p N in all. The chip holds one member, so d = InNode; traffic to
-/// other nodes leaves through the node's NICs and is priced one level up.
-double nodeBytesPerV(CollectiveKind Kind, bool InNetworkReduction,
-                     uint32_t InNode, int64_t N) {
-  if (InNode <= 1)
-    return 0;
-  double D = InNode;
-  switch (Kind) {
-  case CollectiveKind::AllGather:
-  case CollectiveKind::ReduceScatter:
-    return (D - 1) / D;
-  case CollectiveKind::AllReduce:
-    // The switch reduces, so each chip sends its V once and receives once.
-    return InNetworkReduction ? 1.0 : 2 * (D - 1) / D;
-  case CollectiveKind::AllToAll:
-    // f (f_p - f) with f = 1/N, f_p = d/N: integer numerators, one rounding.
-    return double(InNode - 1) / (double(N) * double(N));
-  }
-  return 0;
+std::unique_ptr<Network> shardc::createNetwork(const MeshSpec &Mesh) {
+  assert(Mesh.Cluster && "a mesh is always placed on a cluster");
+  return std::make_unique<SwitchedNetwork>(Mesh);
 }
 
-/// Bytes per unit of V that one group moves through one child's uplink above
-/// the node (§3 levels >= 2), for a group with \p InChild of its \p N
-/// members in the child. Every byte the child exchanges with a member outside
-/// it crosses this uplink, wherever that member sits, hence 1 - f and not
-/// the within-parent (d-1)/d, which undercounts groups spanning several
-/// parents. \p Reduced: this level or one above it that the group crosses
-/// reduces in its switches.
-double uplinkBytesPerV(CollectiveKind Kind, bool Reduced, uint32_t InChild,
-                       int64_t N) {
-  if (InChild == 0 || InChild >= N)
-    return 0;
-  // 1 - f = (N - InChild) / N: integer numerator, so the share rounds once.
-  double Outside = double(N - InChild) / double(N);
-  switch (Kind) {
-  case CollectiveKind::AllGather:
-  case CollectiveKind::ReduceScatter:
-    return Outside;
-  case CollectiveKind::AllReduce:
-    return Reduced ? 1.0 : 2 * Outside;
-  case CollectiveKind::AllToAll:
-    return double(InChild) * double(N - InChild) / (double(N) * double(N));
-  }
-  return 0;
-}
-
-/// Latency hops at a level whose largest fan-in is \p FanIn.
-double latencyHops(CollectiveKind Kind, int64_t FanIn) {
-  if (FanIn <= 1)
-    return 0;
-  switch (Kind) {
-  case CollectiveKind::AllGather:
-  case CollectiveKind::ReduceScatter:
-    return double(FanIn - 1);
-  case CollectiveKind::AllReduce:
-    return 2 * double(FanIn - 1);
-  case CollectiveKind::AllToAll:
-    return 1;
-  }
-  return 0;
-}
-
-/// Bit mask of an axis set; order and repeats in \p Axes do not matter.
-uint64_t axisMask(const MeshSpec &Mesh, llvm::ArrayRef<unsigned> Axes) {
+uint64_t shardc::axisMask(const MeshSpec &Mesh, llvm::ArrayRef<unsigned> Axes) {
   uint64_t Mask = 0;
   for (unsigned A : Axes) {
     assert(A < Mesh.Axes.size() && A < 64 && "axis index out of range");
@@ -91,339 +21,24 @@ uint64_t axisMask(const MeshSpec &Mesh, llvm::ArrayRef<unsigned> Axes) {
   return Mask;
 }
 
-/// Members per group: the product of the collective axes' sizes.
-int64_t groupSize(const MeshSpec &Mesh, uint64_t Mask) {
-  int64_t N = 1;
-  for (unsigned I = 0, E = Mesh.Axes.size(); I != E; ++I)
-    if (Mask >> I & 1)
-      N *= Mesh.Axes[I].Size;
-  return N;
-}
-
-/// The group of every chip: the row-major index of its coordinates on the
-/// axes outside the collective. Walks the chips as an odometer so no chip
-/// needs a division per axis.
-std::vector<uint32_t> groupOfChips(const MeshSpec &Mesh, uint64_t Mask) {
-  unsigned NumAxes = Mesh.Axes.size();
-  llvm::SmallVector<int64_t, 4> Stride(NumAxes, 0), Coord(NumAxes, 0);
-  int64_t NumGroups = 1;
-  for (unsigned I = NumAxes; I-- > 0;) {
-    if (Mask >> I & 1)
-      continue;
-    Stride[I] = NumGroups;
-    NumGroups *= Mesh.Axes[I].Size;
-  }
-  int64_t P = Mesh.numChips();
-  std::vector<uint32_t> GroupOf(P);
-  int64_t Id = 0;
-  for (int64_t C = 0; C != P; ++C) {
-    GroupOf[C] = uint32_t(Id);
-    for (unsigned I = NumAxes; I-- > 0;) {
-      Id += Stride[I];
-      if (++Coord[I] < Mesh.Axes[I].Size)
-        break;
-      Id -= Stride[I] * Mesh.Axes[I].Size;
-      Coord[I] = 0;
-    }
-  }
-  return GroupOf;
-}
-
-/// Scans the levels of one collective. The caller scans from the top level
-/// down, so that when a level is priced each group already knows whether a
-/// level above it that it crosses reduces in-network (§3). The per-group
-/// counters are sized by the number of groups and reset through
-/// touched-lists, so each unit costs time proportional to its chips.
-class LevelScanner {
-public:
-  LevelScanner(const ClusterSpec &Cluster, CollectiveKind Kind,
-               std::vector<uint32_t> GroupOf, int64_t GroupSize)
-      : Cluster(Cluster), Kind(Kind), GroupOf(std::move(GroupOf)),
-        N(GroupSize) {
-    size_t NumGroups = this->GroupOf.size() / size_t(N);
-    ChildCount.assign(NumGroups, 0);
-    UnitCount.assign(NumGroups, 0);
-    UnitFanIn.assign(NumGroups, 0);
-    // Only an AllReduce's bytes depend on reduction in the switches.
-    if (Kind == CollectiveKind::AllReduce)
-      ReducedAbove.assign(NumGroups, 0);
-  }
-
-  /// The coefficients of level \p Level, whose children hold \p ChildChips.
-  /// Levels must be scanned from the top down.
-  LevelCoefficient scanLevel(unsigned Level, int64_t ChildChips);
-
-private:
-  /// One group's members in one child of the unit being scanned.
-  struct Entry {
-    uint32_t Group;
-    uint32_t InChild;
-  };
-
-  void collectUnit(int64_t Begin, int64_t End, int64_t ChildChips);
-  void collectChild(int64_t Begin, int64_t End);
-  double groupBytesPerV(unsigned Level, const Entry &E) const;
-  double childBytesPerV(unsigned Level, size_t Begin, size_t End) const;
-  void markReduced();
-
-  const ClusterSpec &Cluster;
-  CollectiveKind Kind;
-  std::vector<uint32_t> GroupOf;
-  int64_t N;
-  // Indexed by group id; zero outside the child / unit being scanned.
-  std::vector<uint32_t> ChildCount, UnitCount, UnitFanIn;
-  std::vector<uint32_t> ChildTouched, UnitTouched;
-  // Indexed by group id: a level scanned so far (at or above the current
-  // one) reduces in-network and the group crosses it. AllReduce only.
-  std::vector<uint8_t> ReducedAbove;
-  // The unit's (group, members) pairs, child by child.
-  std::vector<Entry> Entries;
-  std::vector<size_t> ChildStarts;
-};
-
-/// Counts one child's members per group and folds them into the unit.
-void LevelScanner::collectChild(int64_t Begin, int64_t End) {
-  ChildStarts.push_back(Entries.size());
-  for (int64_t C = Begin; C != End; ++C) {
-    uint32_t G = GroupOf[C];
-    if (ChildCount[G]++ == 0)
-      ChildTouched.push_back(G);
-  }
-  for (uint32_t G : ChildTouched) {
-    Entries.push_back({G, ChildCount[G]});
-    if (UnitCount[G] == 0)
-      UnitTouched.push_back(G);
-    UnitCount[G] += ChildCount[G];
-    ++UnitFanIn[G];
-    ChildCount[G] = 0;
-  }
-  ChildTouched.clear();
-}
-
-/// Fills Entries, ChildStarts and the unit counters for chips [Begin, End).
-void LevelScanner::collectUnit(int64_t Begin, int64_t End, int64_t ChildChips) {
-  Entries.clear();
-  ChildStarts.clear();
-  for (int64_t C = Begin; C < End; C += ChildChips)
-    collectChild(C, std::min(C + ChildChips, End));
-  ChildStarts.push_back(Entries.size());
-}
-
-/// One group's bytes per V through one child's uplink: the node level prices
-/// the in-node share with (d-1)/d, the levels above price 1 - f (§3 table).
-double LevelScanner::groupBytesPerV(unsigned Level, const Entry &E) const {
-  const LevelSpec &Spec = Cluster.Levels[Level];
-  if (Level == 0)
-    return nodeBytesPerV(Kind, Spec.InNetworkReduction, UnitCount[E.Group], N);
-  bool Reduced = Spec.InNetworkReduction ||
-                 (!ReducedAbove.empty() && ReducedAbove[E.Group]);
-  return uplinkBytesPerV(Kind, Reduced, E.InChild, N);
-}
-
-/// Sum over the groups present in one child (Entries [Begin, End)).
-double LevelScanner::childBytesPerV(unsigned Level, size_t Begin,
-                                    size_t End) const {
-  double Sum = 0;
-  for (size_t I = Begin; I != End; ++I)
-    Sum += groupBytesPerV(Level, Entries[I]);
-  return Sum;
-}
-
-/// After a unit of a level that reduces in-network: every group that
-/// crosses the level (a child holds some but not all of its members) is
-/// reduced in the switches for the levels below too.
-void LevelScanner::markReduced() {
-  for (const Entry &E : Entries)
-    if (E.InChild < N)
-      ReducedAbove[E.Group] = 1;
-}
-
-LevelCoefficient LevelScanner::scanLevel(unsigned Level, int64_t ChildChips) {
-  const LevelSpec &Spec = Cluster.Levels[Level];
-  int64_t UnitChips = ChildChips * Spec.Size;
-  int64_t P = GroupOf.size();
-  bool Marks = Spec.InNetworkReduction && !ReducedAbove.empty();
-  LevelCoefficient Result;
-  Result.Level = Level;
-  for (int64_t Begin = 0; Begin < P; Begin += UnitChips) {
-    collectUnit(Begin, std::min(Begin + UnitChips, P), ChildChips);
-    // The level's AllReduce traffic is in-network when any group in it is
-    // reduced in the switches (§3; in practice all of them or none).
-    if (Kind == CollectiveKind::AllReduce && !Result.InNetwork) {
-      Result.InNetwork = Spec.InNetworkReduction;
-      if (Level > 0)
-        for (size_t I = 0; I < Entries.size(); ++I)
-          Result.InNetwork |=
-              !ReducedAbove.empty() && ReducedAbove[Entries[I].Group];
-    }
-    for (size_t K = 0, E = ChildStarts.size() - 1; K != E; ++K)
-      Result.BytesPerV =
-          std::max(Result.BytesPerV,
-                   childBytesPerV(Level, ChildStarts[K], ChildStarts[K + 1]));
-    if (Marks)
-      markReduced();
-    for (uint32_t G : UnitTouched) {
-      Result.FanIn = std::max<int64_t>(Result.FanIn, UnitFanIn[G]);
-      UnitCount[G] = UnitFanIn[G] = 0;
-    }
-    UnitTouched.clear();
-  }
-  Result.Hops = latencyHops(Kind, Result.FanIn);
-  return Result;
-}
-
-/// T_l for \p Bytes through an uplink of \p W bytes/s. An unbounded uplink
-/// (neither bandwidth given) costs nothing.
-double uplinkTime(double Bytes, double W) {
-  assert(W > 0 && "the frontend requires a positive level bandwidth");
-  if (Bytes == 0 || std::isinf(W))
-    return 0;
-  return Bytes / W;
-}
-
-} // namespace
-
-PlacementCoefficients
-shardc::computePlacementCoefficients(const MeshSpec &Mesh, CollectiveKind Kind,
-                                     llvm::ArrayRef<unsigned> Axes) {
-  assert(Mesh.Cluster && "a mesh is always placed on a cluster");
-  const ClusterSpec &Cluster = *Mesh.Cluster;
-  int64_t P = Mesh.numChips();
-  assert(P <= Cluster.numChips() && "the frontend rejects oversized meshes");
-  assert(P <= int64_t(std::numeric_limits<uint32_t>::max()));
-  uint64_t Mask = axisMask(Mesh, Axes);
-  int64_t N = groupSize(Mesh, Mask);
-  PlacementCoefficients Coeffs;
-  if (N <= 1 || P <= 1)
-    return Coeffs;
-
-  // S_{l-1} of each level that can carry traffic: a level whose child holds
-  // every chip (and all levels above it) sees none.
-  llvm::SmallVector<int64_t, 4> ChildChips;
-  int64_t S = 1;
-  for (const LevelSpec &Level : Cluster.Levels) {
-    if (S >= P)
-      break;
-    assert(Level.Size >= 1 && "levels have at least one child");
-    ChildChips.push_back(S);
-    S *= Level.Size;
-  }
-  LevelScanner Scanner(Cluster, Kind, groupOfChips(Mesh, Mask), N);
-  for (unsigned L = ChildChips.size(); L-- > 0;) {
-    LevelCoefficient C = Scanner.scanLevel(L, ChildChips[L]);
-    if (C.BytesPerV > 0)
-      Coeffs.push_back(C);
-  }
-  std::reverse(Coeffs.begin(), Coeffs.end()); // innermost level first
-  return Coeffs;
-}
-
-PlacementCoefficients shardc::computeSendCoefficients(const MeshSpec &Mesh,
-                                                      unsigned Axis) {
-  const ClusterSpec &Cluster = *Mesh.Cluster;
-  int64_t P = Mesh.numChips();
-  int64_t Size = Mesh.Axes[Axis].Size;
-  PlacementCoefficients Coeffs;
-  if (Size <= 1 || P <= 1)
-    return Coeffs;
-  // Row-major, the last axis fastest: the partner is Stride chips on.
-  int64_t Stride = 1;
-  for (size_t I = Axis + 1; I < Mesh.Axes.size(); ++I)
-    Stride *= Mesh.Axes[I].Size;
-  int64_t Child = 1;
-  for (unsigned L = 0; L < Cluster.Levels.size() && Child < P; ++L) {
-    int64_t Parent = Child * Cluster.Levels[L].Size;
-    llvm::DenseMap<int64_t, int64_t> Senders; // child unit -> chips sending out
-    int64_t Most = 0;
-    for (int64_t C = 0; C < P; ++C) {
-      if ((C / Stride) % Size == Size - 1)
-        continue; // the last stage sends nothing forward
-      int64_t Partner = C + Stride;
-      bool Out = C / Child != Partner / Child;
-      // The node's links carry only the partners inside the node.
-      if (L == 0)
-        Out = Out && C / Parent == Partner / Parent;
-      if (Out)
-        Most = std::max(Most, ++Senders[C / Child]);
-    }
-    if (Most > 0)
-      Coeffs.push_back({L, 2, double(Most), 1});
-    Child = Parent;
-  }
-  return Coeffs;
-}
-
-namespace {
-
-/// The collective under one protocol: the bandwidth one (a level's
-/// efficiency, and its bulk_latency where it has two protocols) or the
-/// small-message one (small_efficiency and latency).
-CollectivePlacement priceProtocol(const ClusterSpec &Cluster,
-                                  const PlacementCoefficients &Coeffs,
-                                  double GroupBytes, bool Small) {
-  CollectivePlacement Result;
-  if (!Coeffs.empty())
-    Result.BoundLevel = Coeffs.front().Level;
-  for (const LevelCoefficient &C : Coeffs) {
-    const LevelSpec &Spec = Cluster.Levels[C.Level];
-    LevelTraffic T;
-    T.Level = C.Level;
-    T.FanIn = C.FanIn;
-    T.Bytes = C.BytesPerV * GroupBytes;
-    T.Time = uplinkTime(T.Bytes, Spec.effectiveUplink(C.InNetwork, Small));
-    T.LatencyTime = Spec.hopLatency(Small) * C.Hops;
-    // Strictly greater: ties go to the innermost level.
-    if (T.Time > Result.BandwidthTime) {
-      Result.BandwidthTime = T.Time;
-      Result.BoundLevel = C.Level;
-    }
-    Result.LatencyTime += T.LatencyTime;
-    Result.Levels.push_back(T);
-  }
-  Result.Time = Result.BandwidthTime + Result.LatencyTime;
-  return Result;
-}
-
-} // namespace
-
-CollectivePlacement
-shardc::priceCoefficients(const ClusterSpec &Cluster,
-                          const PlacementCoefficients &Coeffs,
-                          double GroupBytes) {
-  assert(GroupBytes >= 0 && std::isfinite(GroupBytes));
-  CollectivePlacement Bulk =
-      priceProtocol(Cluster, Coeffs, GroupBytes, /*Small=*/false);
-  // NCCL picks one protocol for the whole collective, the faster; a level
-  // with one protocol prices both alike.
-  if (llvm::none_of(Coeffs, [&](const LevelCoefficient &C) {
-        return Cluster.Levels[C.Level].twoProtocols();
-      }))
-    return Bulk;
-  CollectivePlacement Small =
-      priceProtocol(Cluster, Coeffs, GroupBytes, /*Small=*/true);
-  CollectivePlacement &Faster = Small.Time < Bulk.Time ? Small : Bulk;
-  Faster.SmallProtocol = &Faster == &Small;
-  return Faster;
-}
+PlacementCache::PlacementCache(const MeshSpec &Mesh)
+    : Net(createNetwork(Mesh)) {}
 
 PlacementCoefficients
 PlacementCache::coefficients(CollectiveKind Kind,
                              llvm::ArrayRef<unsigned> Axes) {
-  // ReduceScatter moves exactly the bytes of AllGather; share the entry.
-  if (Kind == CollectiveKind::ReduceScatter)
-    Kind = CollectiveKind::AllGather;
-  std::pair<unsigned, uint64_t> Key(unsigned(Kind), axisMask(Mesh, Axes));
+  std::pair<unsigned, uint64_t> Key(trafficKey(collectiveTraits(Kind)),
+                                    axisMask(Net->mesh(), Axes));
   auto It = Cache.find(Key);
   if (It == Cache.end())
-    It = Cache.try_emplace(Key, computePlacementCoefficients(Mesh, Kind, Axes))
-             .first;
+    It = Cache.try_emplace(Key, Net->collectiveCoefficients(Kind, Axes)).first;
   return It->second;
 }
 
 CollectivePlacement PlacementCache::place(CollectiveKind Kind,
                                           llvm::ArrayRef<unsigned> Axes,
                                           double GroupBytes) {
-  return priceCoefficients(*Mesh.Cluster, coefficients(Kind, Axes), GroupBytes);
+  return Net->price(coefficients(Kind, Axes), GroupBytes);
 }
 
 CollectivePlacement PlacementCache::place(CollectiveKind Kind, AxisSet Axes,
@@ -438,6 +53,5 @@ CollectivePlacement shardc::placeCollective(const MeshSpec &Mesh,
                                             CollectiveKind Kind,
                                             llvm::ArrayRef<unsigned> Axes,
                                             double GroupBytes) {
-  PlacementCache Cache(Mesh);
-  return Cache.place(Kind, Axes, GroupBytes);
+  return createNetwork(Mesh)->placeCollective(Kind, Axes, GroupBytes);
 }
