@@ -103,7 +103,7 @@ double sendTime(const StepBuilder &B, llvm::ArrayRef<const Value *> Values,
     for (AxisId A : Split.list())
       Axes.push_back(A);
     Gathers +=
-        placeCollective(Mesh, CollectiveKind::AllGather, Axes, Local).Time;
+        Net->placeCollective(CollectiveKind::AllGather, Axes, Local).Time;
   }
   return Net->placeSend(PI.Axis, Bytes).Time + Gathers;
 }
