@@ -159,14 +159,15 @@ bool Sema::level(const LevelAST &L, LevelSpec &Out, bool Derived) {
   Out.Bw = Props.number(PropId::Level_bw, Out.Bw);
   Out.InNetworkReduction =
       Props.flag(PropId::Level_in_network_reduction, Out.InNetworkReduction);
-  Out.Latency = Props.number(PropId::Level_latency, Out.Latency);
-  Out.Efficiency = Props.number(PropId::Level_efficiency, Out.Efficiency);
-  Out.ReductionEfficiency =
-      Props.number(PropId::Level_reduction_efficiency, Out.ReductionEfficiency);
-  Out.SmallEfficiency =
-      Props.number(PropId::Level_small_efficiency, Out.SmallEfficiency);
+  LevelCalibration &Cal = Out.Calibration;
+  Cal.Latency = Props.number(PropId::Level_latency, Cal.Latency);
+  Cal.Efficiency = Props.number(PropId::Level_efficiency, Cal.Efficiency);
+  Cal.ReductionEfficiency =
+      Props.number(PropId::Level_reduction_efficiency, Cal.ReductionEfficiency);
+  Cal.SmallEfficiency =
+      Props.number(PropId::Level_small_efficiency, Cal.SmallEfficiency);
   if (Props.has(PropId::Level_bulk_latency))
-    Out.BulkLatency = Props.number(PropId::Level_bulk_latency, 0);
+    Cal.BulkLatency = Props.number(PropId::Level_bulk_latency, 0);
   return Ok;
 }
 
@@ -242,7 +243,7 @@ void Sema::cluster(const ClusterDecl &D) {
   for (size_t I = C.Levels.size(); Ok && I-- > 0;) {
     ReducedAbove |= C.Levels[I].InNetworkReduction;
     bool Reduced = I == 0 ? C.Levels[0].InNetworkReduction : ReducedAbove;
-    if (C.Levels[I].ReductionEfficiency == 0 || Reduced)
+    if (C.Levels[I].Calibration.ReductionEfficiency == 0 || Reduced)
       continue;
     for (const LevelAST &L : D.Levels)
       if (L.Name.Name == C.Levels[I].Name)
@@ -253,8 +254,9 @@ void Sema::cluster(const ClusterDecl &D) {
   // neither, checked at each level this declaration writes. A collective
   // picks one protocol over all the levels it crosses, so a level's
   // dominated line is dead only when no other level has two.
-  unsigned TwoProtocolLevels = llvm::count_if(
-      C.Levels, [](const LevelSpec &L) { return L.twoProtocols(); });
+  unsigned TwoProtocolLevels = llvm::count_if(C.Levels, [](const LevelSpec &L) {
+    return L.Calibration.twoProtocols();
+  });
   for (size_t I = 0; Ok && I < C.Levels.size(); ++I) {
     const LevelSpec &Spec = C.Levels[I];
     const LevelAST *Written = nullptr;
@@ -263,7 +265,8 @@ void Sema::cluster(const ClusterDecl &D) {
         Written = &L;
     if (!Written)
       continue;
-    bool Small = Spec.SmallEfficiency > 0, Bulk = Spec.BulkLatency.has_value();
+    const LevelCalibration &Cal = Spec.Calibration;
+    bool Small = Cal.SmallEfficiency > 0, Bulk = Cal.BulkLatency.has_value();
     if (Small != Bulk) {
       Diags.report(Written->Name.Range, diag::ProtocolHalfGiven, Spec.Name,
                    Small ? "small_efficiency" : "bulk_latency",
@@ -274,13 +277,13 @@ void Sema::cluster(const ClusterDecl &D) {
     if (!Small || TwoProtocolLevels > 1)
       continue;
     // One line below the other at every size: one protocol never wins.
-    double BulkLat = *Spec.BulkLatency;
-    if (Spec.SmallEfficiency >= Spec.Efficiency && Spec.Latency <= BulkLat)
+    double BulkLat = *Cal.BulkLatency;
+    if (Cal.SmallEfficiency >= Cal.Efficiency && Cal.Latency <= BulkLat)
       Diags.report(Written->Name.Range, diag::ProtocolNeverFaster, Spec.Name,
                    "bandwidth",
                    "its small_efficiency is not below its efficiency, nor "
                    "its latency above its bulk_latency");
-    else if (Spec.SmallEfficiency <= Spec.Efficiency && Spec.Latency >= BulkLat)
+    else if (Cal.SmallEfficiency <= Cal.Efficiency && Cal.Latency >= BulkLat)
       Diags.report(Written->Name.Range, diag::ProtocolNeverFaster, Spec.Name,
                    "small-message",
                    "its latency is not below its bulk_latency, nor its "

@@ -34,16 +34,13 @@ std::optional<DType> shardc::parseDType(llvm::StringRef Name) {
   return std::nullopt;
 }
 
-double LevelSpec::effectiveUplink(bool InNetwork, bool Small) const {
+double LevelSpec::uplink() const {
   double W = std::numeric_limits<double>::infinity();
   if (UplinkBw > 0)
     W = UplinkBw;
   if (Bw > 0 && Size > 0)
     W = std::min(W, Bw / double(Size));
-  if (Small && twoProtocols())
-    return W * SmallEfficiency;
-  return W * (InNetwork && ReductionEfficiency > 0 ? ReductionEfficiency
-                                                   : Efficiency);
+  return W;
 }
 
 int64_t ClusterSpec::numChips() const {

@@ -52,14 +52,12 @@ struct ChipSpec {
   }
 };
 
-/// One level of the network hierarchy, innermost (node) first.
-struct LevelSpec {
-  std::string Name;
-  int64_t Size = 0; ///< children per unit of this level
-  double UplinkBw =
-      0;         ///< one child's link into this level, bytes/s (0: not given)
-  double Bw = 0; ///< aggregate switching bandwidth of one unit (0: not given)
-  bool InNetworkReduction = false;
+/// How a level of switches performs against its rated bandwidth and how
+/// long a hop takes. Calibration, not hardware: measured (NCCL's tests,
+/// vendors' benchmarks) and fitted, so it is held apart from the level's
+/// sizes and bandwidths, and read only by the network that prices the level
+/// (passes/SwitchedNetwork.cpp) and the report that prints it.
+struct LevelCalibration {
   double Latency = 0; ///< seconds per hop
   double Efficiency = 1.0;
   /// The efficiency of an AllReduce this level reduces in its switches
@@ -75,15 +73,35 @@ struct LevelSpec {
   std::optional<double> BulkLatency;
 
   bool twoProtocols() const { return SmallEfficiency > 0 && BulkLatency; }
-  /// W_l = min(uplink_bw, bw / size) x efficiency (COST-MODEL §3); with
-  /// \p InNetwork, x reduction_efficiency when given; with \p Small, x
+  /// The share of the bandwidth a collective gets: efficiency; with
+  /// \p InNetwork, reduction_efficiency when given; with \p Small,
   /// small_efficiency instead (a level with two protocols).
-  double effectiveUplink(bool InNetwork = false, bool Small = false) const;
+  double efficiency(bool InNetwork = false, bool Small = false) const {
+    if (Small && twoProtocols())
+      return SmallEfficiency;
+    return InNetwork && ReductionEfficiency > 0 ? ReductionEfficiency
+                                                : Efficiency;
+  }
   /// Seconds per hop: bulk_latency for the bandwidth protocol of a level
   /// with two, else latency.
   double hopLatency(bool Small = false) const {
     return twoProtocols() && !Small ? *BulkLatency : Latency;
   }
+};
+
+/// One level of the network hierarchy, innermost (node) first.
+struct LevelSpec {
+  std::string Name;
+  int64_t Size = 0; ///< children per unit of this level
+  double UplinkBw =
+      0;         ///< one child's link into this level, bytes/s (0: not given)
+  double Bw = 0; ///< aggregate switching bandwidth of one unit (0: not given)
+  bool InNetworkReduction = false;
+  LevelCalibration Calibration;
+
+  /// min(uplink_bw, bw / size) (COST-MODEL §3), before calibration;
+  /// infinite when neither is given.
+  double uplink() const;
 };
 
 struct ClusterSpec {

@@ -265,6 +265,11 @@ double uplinkTime(double Bytes, double W) {
 
 } // namespace
 
+double shardc::effectiveUplink(const LevelSpec &Level, bool InNetwork,
+                               bool Small) {
+  return Level.uplink() * Level.Calibration.efficiency(InNetwork, Small);
+}
+
 SwitchedNetwork::SwitchedNetwork(const MeshSpec &Mesh)
     : Network(Mesh), Cluster(*Mesh.Cluster) {}
 
@@ -352,8 +357,8 @@ CollectivePlacement priceProtocol(const ClusterSpec &Cluster,
     T.Level = C.Level;
     T.FanIn = C.FanIn;
     T.Bytes = C.BytesPerV * GroupBytes;
-    T.Time = uplinkTime(T.Bytes, Spec.effectiveUplink(C.InNetwork, Small));
-    T.LatencyTime = Spec.hopLatency(Small) * C.Hops;
+    T.Time = uplinkTime(T.Bytes, effectiveUplink(Spec, C.InNetwork, Small));
+    T.LatencyTime = Spec.Calibration.hopLatency(Small) * C.Hops;
     // Strictly greater: ties go to the innermost level.
     if (T.Time > Result.BandwidthTime) {
       Result.BandwidthTime = T.Time;
@@ -376,7 +381,7 @@ CollectivePlacement SwitchedNetwork::price(const PlacementCoefficients &Coeffs,
   // NCCL picks one protocol for the whole collective, the faster; a level
   // with one protocol prices both alike.
   if (llvm::none_of(Coeffs, [&](const LevelCoefficient &C) {
-        return Cluster.Levels[C.Level].twoProtocols();
+        return Cluster.Levels[C.Level].Calibration.twoProtocols();
       }))
     return Bulk;
   CollectivePlacement Small =

@@ -14,6 +14,12 @@
 
 namespace shardc {
 
+/// W_l = min(uplink_bw, bw / size) x the level's calibrated efficiency
+/// (COST-MODEL §3): with \p InNetwork, reduction_efficiency when given; with
+/// \p Small, small_efficiency (a level with two protocols).
+double effectiveUplink(const LevelSpec &Level, bool InNetwork = false,
+                       bool Small = false);
+
 class SwitchedNetwork final : public Network {
 public:
   explicit SwitchedNetwork(const MeshSpec &Mesh);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Describe.h"
+#include "passes/SwitchedNetwork.h"
 #include "report/JsonWriter.h"
 #include "report/Report.h"
 #include "llvm/Support/raw_ostream.h"
@@ -70,19 +71,20 @@ void clusterJson(OStream &J, const ClusterSpec &C) {
     J.attributeArray("levels", [&] {
       for (const LevelSpec &L : C.Levels)
         J.object([&] {
-          if (L.twoProtocols())
-            J.attribute("bulk_latency_s", *L.BulkLatency);
-          J.attribute("efficiency", L.Efficiency);
+          const LevelCalibration &Cal = L.Calibration;
+          if (Cal.twoProtocols())
+            J.attribute("bulk_latency_s", *Cal.BulkLatency);
+          J.attribute("efficiency", Cal.Efficiency);
           J.attribute("in_network_reduction", L.InNetworkReduction);
-          J.attribute("latency_s", L.Latency);
+          J.attribute("latency_s", Cal.Latency);
           J.attribute("name", L.Name);
-          J.attribute("reduction_efficiency", L.ReductionEfficiency > 0
-                                                  ? L.ReductionEfficiency
-                                                  : L.Efficiency);
+          J.attribute("reduction_efficiency", Cal.ReductionEfficiency > 0
+                                                  ? Cal.ReductionEfficiency
+                                                  : Cal.Efficiency);
           J.attribute("size", L.Size);
-          if (L.twoProtocols())
-            J.attribute("small_efficiency", L.SmallEfficiency);
-          J.attribute("uplink_bw", L.effectiveUplink());
+          if (Cal.twoProtocols())
+            J.attribute("small_efficiency", Cal.SmallEfficiency);
+          J.attribute("uplink_bw", effectiveUplink(L));
         });
     });
     J.attribute("name", C.Name);

@@ -23,7 +23,7 @@ LevelSpec level(const char *Name, int64_t Size, double UplinkBw,
   L.Name = Name;
   L.Size = Size;
   L.UplinkBw = UplinkBw;
-  L.Latency = Latency;
+  L.Calibration.Latency = Latency;
   return L;
 }
 

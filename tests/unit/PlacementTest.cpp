@@ -414,7 +414,7 @@ TEST(PlacementTest, MeshSmallerThanCluster) {
 // 6e. A group of one member costs exactly 0, for every kind.
 TEST(PlacementTest, SingletonGroupIsFree) {
   ClusterSpec C = superPod();
-  C.Levels[0].Latency = 5e-6;
+  C.Levels[0].Calibration.Latency = 5e-6;
   MeshSpec M = mesh(C, {{"X", 8}, {"Y", 1}});
   for (CollectiveKind K : {AG, RS, AR, A2A}) {
     CollectivePlacement P = placeCollective(M, K, {1}, 1e9);
@@ -435,7 +435,7 @@ TEST(PlacementTest, SingletonGroupIsFree) {
 // 7. Latency 5 us at the node, mesh [X:8], V = 33554432.
 TEST(PlacementTest, Latency) {
   ClusterSpec C = h100Node();
-  C.Levels[0].Latency = 5e-6;
+  C.Levels[0].Calibration.Latency = 5e-6;
   MeshSpec M = mesh(C, {{"X", 8}});
   // AllGather: 29360128 / 450e9 + 7 hops * 5 us = 65.2447 us + 35 us.
   CollectivePlacement P = placeCollective(M, AG, {0}, 33554432);
@@ -459,9 +459,9 @@ TEST(PlacementTest, Latency) {
 // 7b. Latency over several levels, only where the group spans children.
 TEST(PlacementTest, LatencyPerLevel) {
   ClusterSpec C = superPod();
-  C.Levels[0].Latency = 1e-6;
-  C.Levels[1].Latency = 2e-6;
-  C.Levels[2].Latency = 3e-6;
+  C.Levels[0].Calibration.Latency = 1e-6;
+  C.Levels[1].Calibration.Latency = 2e-6;
+  C.Levels[2].Calibration.Latency = 3e-6;
   // [X:1024]: 7 * 1 + 31 * 2 + 3 * 3 = 78 us (hops count the fan-in of one
   // unit, d - 1) on top of the leaf's 2.48046875 s (SuperPodAllGather).
   MeshSpec Flat = mesh(C, {{"X", 1024}});
@@ -478,7 +478,7 @@ TEST(PlacementTest, LatencyPerLevel) {
 // 8. Level efficiency 0.5 halves W and doubles T.
 TEST(PlacementTest, Efficiency) {
   ClusterSpec C = h100Node();
-  C.Levels[0].Efficiency = 0.5;
+  C.Levels[0].Calibration.Efficiency = 0.5;
   MeshSpec M = mesh(C, {{"X", 8}});
   CollectivePlacement P = placeCollective(M, AG, {0}, 33554432);
   // W = 450e9 * 0.5 = 225e9; T = 29360128 / 225e9 = 130.489 us = 2 x 65.24.

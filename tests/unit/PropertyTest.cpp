@@ -291,7 +291,7 @@ MeshSpec randomMesh(SplitMix64 &C, bool Reduction) {
     L.UplinkBw = double(C.between(1, 1000)) * 1e9;
     L.Bw = C.percent(50) ? double(C.between(1, 10000)) * 1e9 : 0;
     L.InNetworkReduction = Reduction && C.percent(50);
-    L.Latency = C.percent(30) ? double(C.between(1, 10)) * 1e-6 : 0;
+    L.Calibration.Latency = C.percent(30) ? double(C.between(1, 10)) * 1e-6 : 0;
     Cluster.Levels.push_back(L);
   }
   return M;
