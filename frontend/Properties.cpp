@@ -35,6 +35,27 @@ constexpr Requirement Requirements[] = {
 
 } // namespace
 
+std::optional<PropRange> shardc::physicalRange(PropKind K) {
+  switch (K) {
+  // Sizes and rates from 1 (a byte, a byte or FLOP a second, a hertz) to
+  // 1e21, a zettabyte or zettaFLOP a second: a step time is at most a few
+  // 2^62-byte tensors over 1 B/s times 2^62 repeats, far below DBL_MAX.
+  case PropKind::Bytes:
+  case PropKind::BytesPerSecond:
+  case PropKind::FlopPerSecond:
+  case PropKind::Frequency:
+    return PropRange{1, 1e21};
+  // Latencies up to an hour; zero is the default.
+  case PropKind::Seconds:
+    return PropRange{0, 3600};
+  // Efficiencies divide times: below 0.1% a denormal value made them inf.
+  case PropKind::Fraction:
+    return PropRange{1e-3, 1};
+  default:
+    return std::nullopt;
+  }
+}
+
 const PropSchema *shardc::findSchema(PropOwner O, llvm::StringRef Name) {
   for (const PropSchema &S : Schemas) {
     if (S.Owner != O)

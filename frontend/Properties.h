@@ -66,6 +66,16 @@ struct PropSchema {
   bool Family;
 };
 
+/// The bounds a numeric property's value must lie in, in SI units. They are
+/// wide enough for any machine and narrow enough that every time, rate and
+/// percentage the report derives from them stays a finite double, whatever
+/// the program's sizes and repeat counts (docs/limits.md).
+struct PropRange {
+  double Min, Max;
+};
+/// Null for kinds Sema bounds otherwise (counts, words, flags, references).
+std::optional<PropRange> physicalRange(PropKind K);
+
 /// The schema \p Name (`hbm`, or `flops.bf16` for a family) has in a block
 /// of \p O; null when there is none.
 const PropSchema *findSchema(PropOwner O, llvm::StringRef Name);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
 #include <cmath>
+#include <fmt/format.h>
 
 using namespace shardc;
 
@@ -282,6 +283,14 @@ std::optional<PropValue> Sema::evalProperty(const Property &Prop, PropKind K) {
   }
   if (K != PropKind::Seconds && V.Number <= 0) {
     Diags.report(E.Range, diag::ExpectedPositive, Prop.Name.Name, Q->str());
+    return std::nullopt;
+  }
+  std::optional<PropRange> R = physicalRange(K);
+  if (R && !(V.Number >= R->Min && V.Number <= R->Max)) {
+    std::string Unit = Want.isCount() ? "" : " " + Want.str();
+    Diags.report(E.Range, diag::OutsidePhysicalRange, Prop.Name.Name, Q->str(),
+                 fmt::format("{:g}", R->Min), fmt::format("{:g}", R->Max),
+                 Unit);
     return std::nullopt;
   }
   return V;

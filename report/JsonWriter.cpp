@@ -2,6 +2,7 @@
 #include "report/JsonWriter.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include <cassert>
 #include <cmath>
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -9,6 +10,9 @@
 using namespace shardc;
 
 void shardc::writeJsonDouble(llvm::raw_ostream &OS, double V) {
+  // JSON has no inf or nan: Sema bounds every hardware property so that no
+  // number derived from them overflows (docs/limits.md).
+  assert(std::isfinite(V) && "a report number is not finite");
   // `%.17g` prints an integral value below 1e17 with all its digits and
   // nothing else; -0 keeps its sign.
   if (std::isfinite(V) && std::fabs(V) < 1e17 && V == std::trunc(V) &&

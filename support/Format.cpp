@@ -1,5 +1,6 @@
 //===- Format.cpp - Human units for times and amounts ---------------------===//
 #include "support/Format.h"
+#include <cassert>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -8,6 +9,9 @@ using namespace shardc;
 /// 4 significant figures with trailing zeros kept; `{:#.4g}` would also keep
 /// a lone trailing point ("1000."), which this drops.
 std::string shardc::formatSig4(double V) {
+  // Every printed time and amount goes through here; Sema's bounds on the
+  // hardware keep them finite (docs/limits.md).
+  assert(std::isfinite(V) && "a report number is not finite");
   std::string S = fmt::format("{:#.4g}", V);
   if (!S.empty() && S.back() == '.')
     S.pop_back();
@@ -15,6 +19,7 @@ std::string shardc::formatSig4(double V) {
 }
 
 std::string shardc::formatTime(double S) {
+  assert(std::isfinite(S) && "a report time is not finite");
   if (S == 0)
     return "0 s";
   static const std::pair<double, const char *> Scales[] = {
@@ -27,6 +32,7 @@ std::string shardc::formatTime(double S) {
 }
 
 std::string shardc::formatAmount(double V, llvm::StringRef Unit) {
+  assert(std::isfinite(V) && "a report amount is not finite");
   if (V == 0)
     return "0 " + Unit.str();
   static const std::pair<double, const char *> Scales[] = {
