@@ -327,14 +327,17 @@ void Sema::assign(const AssignDecl &D) {
       return;
     }
   // Gradients do not flow through integers: a training step cannot compute
-  // an int32 value from a floating-point one (LANGUAGE.md §7).
-  if (!Model && Config.Train && Out->Elt == DType::int32 &&
-      Args[0]->type().Elt != DType::int32) {
-    Diags.report(D.OutType.Range, diag::IntGradient, D.Out.Name,
-                 D.Args[0].Name.Name);
-    bindTensor(D.Out, nullptr);
-    return;
-  }
+  // an int32 value from a floating-point one (LANGUAGE.md §7). A model
+  // builtin also takes int32 ids, so its first floating-point operand is the
+  // one whose gradient would be dropped.
+  if (Config.Train && Out->Elt == DType::int32)
+    for (unsigned I = 0; I < Args.size(); ++I)
+      if (Args[I]->type().Elt != DType::int32) {
+        Diags.report(D.OutType.Range, diag::IntGradient, D.Out.Name,
+                     D.Args[I].Name.Name);
+        bindTensor(D.Out, nullptr);
+        return;
+      }
   if (!checkCarried(D, *Out)) {
     bindTensor(D.Out, nullptr);
     return;
