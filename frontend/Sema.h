@@ -81,6 +81,7 @@ private:
   void cluster(const ClusterDecl &D);
   /// A level's properties into \p Out; \p Derived: over the base's.
   bool level(const LevelAST &L, LevelSpec &Out, bool Derived);
+  bool levelsDistinct(const ClusterDecl &D);
   const Symbol *presetBase(const Ident &Base, SymKind Want);
   void mesh(const MeshDecl &D);
   void dims(const DimDecl &D);

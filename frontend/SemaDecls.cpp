@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 
@@ -171,6 +172,25 @@ bool Sema::level(const LevelAST &L, LevelSpec &Out, bool Derived) {
   return Ok;
 }
 
+/// A level written twice in one declaration is an error at the second, with
+/// a note at the first, as a property set twice is: a base's level would
+/// silently take the last, and a new cluster would get two levels of one
+/// name ("node,node").
+bool Sema::levelsDistinct(const ClusterDecl &D) {
+  bool Ok = true;
+  llvm::StringMap<const LevelAST *> First;
+  for (const LevelAST &L : D.Levels) {
+    auto [It, New] = First.try_emplace(L.Name.Name, &L);
+    if (New)
+      continue;
+    Diags.report(L.Name.Range, diag::DuplicateLevel, L.Name.Name, D.Name.Name);
+    Diags.report(It->second->Name.Range, diag::PreviousDeclaration,
+                 L.Name.Name);
+    Ok = false;
+  }
+  return Ok;
+}
+
 void Sema::cluster(const ClusterDecl &D) {
   PropertySet Props;
   bool Derived = !D.Base.Name.empty();
@@ -196,6 +216,7 @@ void Sema::cluster(const ClusterDecl &D) {
                  unsigned(D.Levels.size()), MaxLevels);
     Ok = false;
   }
+  Ok &= levelsDistinct(D);
   // Every level is checked even after an error elsewhere in the cluster:
   // each level's mistakes are its own, so none hides another's. A derived
   // cluster's levels override its base's, by name.
