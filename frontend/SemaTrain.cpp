@@ -25,12 +25,20 @@ std::optional<unsigned> Sema::choose(const Property &P, const PropValue &V,
   return std::nullopt;
 }
 
-/// A floating-point dtype, or (with \p AllowNone) `none`.
+/// A floating-point dtype other than fp4, or (with \p AllowNone) `none`.
 std::optional<DType> Sema::chooseDType(const Property &P, const PropValue &V,
                                        bool AllowNone, bool &None) {
+  // fp4 is a storage format for weights and activations; no optimizer
+  // updates in it. Said here, once, rather than at every param whose update
+  // the chip has no fp4 peak for.
+  if (V.Word == dtypeName(DType::fp4)) {
+    Diags.report(V.Range, diag::TrainDTypeFp4, P.Name.Name);
+    return std::nullopt;
+  }
   std::vector<std::string> Names;
   for (unsigned T = 0; T < NumDTypes; ++T)
-    if (DType(T) != DType::int8 && DType(T) != DType::int32)
+    if (DType(T) != DType::int8 && DType(T) != DType::int32 &&
+        DType(T) != DType::fp4)
       Names.push_back(dtypeName(DType(T)).str());
   if (AllowNone)
     Names.push_back("none");
