@@ -58,7 +58,8 @@ bool checkProgram(DiagnosticEngine &Diags, Program &P);
 /// Reads a source file (`-` is stdin). A regular file is mapped whatever its
 /// size (the parser refuses it past ParseLimits::MaxFileBytes, at its first
 /// byte); a pipe or a device is read only up to \p MaxBytes, so /dev/zero or
-/// an endless pipe is "File too large" instead of exhausting memory.
+/// an endless pipe is "File too large" instead of exhausting memory. Lone
+/// '\r' line ends become '\n', so lines count as an editor shows them.
 llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
 readSourceFile(llvm::StringRef Path, uint64_t MaxBytes);
 

@@ -169,8 +169,28 @@ bool Loader::load(unsigned Buffer, const std::string &Key) {
 
 } // namespace
 
-llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
-shardc::readSourceFile(llvm::StringRef Path, uint64_t MaxBytes) {
+/// Line ends as the rest of shardc counts them: llvm::SourceMgr and the
+/// lexer end a line at '\n' only, so a file with classic Mac line ends (a
+/// lone '\r') was all line 1. Each lone '\r' becomes '\n', which moves no
+/// offset; '\r\n' stays. A file past \p MaxBytes is left for the parser
+/// to refuse, uncopied.
+static std::unique_ptr<llvm::MemoryBuffer>
+normalizeSource(std::unique_ptr<llvm::MemoryBuffer> Buf, uint64_t MaxBytes) {
+  llvm::StringRef Text = Buf->getBuffer();
+  if (Text.size() > MaxBytes || Text.find('\r') == llvm::StringRef::npos)
+    return Buf;
+  std::string Data = Text.str();
+  for (size_t I = Data.find('\r'); I != std::string::npos;
+       I = Data.find('\r', I + 1))
+    if (I + 1 == Data.size() || Data[I + 1] != '\n')
+      Data[I] = '\n';
+  return llvm::MemoryBuffer::getMemBufferCopy(Data, Buf->getBufferIdentifier());
+}
+
+/// Reads the file as readSourceFile says, before its line ends are
+/// normalized.
+static llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
+readRawSourceFile(llvm::StringRef Path, uint64_t MaxBytes) {
   llvm::sys::fs::file_status Status;
   if (Path != "-") {
     if (std::error_code EC = llvm::sys::fs::status(Path, Status))
@@ -210,6 +230,14 @@ shardc::readSourceFile(llvm::StringRef Path, uint64_t MaxBytes) {
     return EC;
   return llvm::MemoryBuffer::getMemBufferCopy(Data,
                                               Path == "-" ? "<stdin>" : Path);
+}
+
+llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
+shardc::readSourceFile(llvm::StringRef Path, uint64_t MaxBytes) {
+  auto Buf = readRawSourceFile(Path, MaxBytes);
+  if (!Buf)
+    return Buf;
+  return normalizeSource(std::move(*Buf), MaxBytes);
 }
 
 bool shardc::loadProgram(unsigned MainBuffer, DiagnosticEngine &Diags,
