@@ -59,7 +59,8 @@ bool checkProgram(DiagnosticEngine &Diags, Program &P);
 /// size (the parser refuses it past ParseLimits::MaxFileBytes, at its first
 /// byte); a pipe or a device is read only up to \p MaxBytes, so /dev/zero or
 /// an endless pipe is "File too large" instead of exhausting memory. Lone
-/// '\r' line ends become '\n', so lines count as an editor shows them.
+/// '\r' line ends become '\n', so lines count as an editor shows them, and
+/// a UTF-8 byte-order mark is dropped.
 llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
 readSourceFile(llvm::StringRef Path, uint64_t MaxBytes);
 

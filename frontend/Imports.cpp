@@ -173,13 +173,16 @@ bool Loader::load(unsigned Buffer, const std::string &Key) {
 /// lexer end a line at '\n' only, so a file with classic Mac line ends (a
 /// lone '\r') was all line 1. Each lone '\r' becomes '\n', which moves no
 /// offset; '\r\n' stays. A file past \p MaxBytes is left for the parser
-/// to refuse, uncopied.
+/// to refuse, uncopied. A UTF-8 byte-order mark, which some editors write,
+/// is dropped, so line 1's columns count as the editor shows them.
 static std::unique_ptr<llvm::MemoryBuffer>
 normalizeSource(std::unique_ptr<llvm::MemoryBuffer> Buf, uint64_t MaxBytes) {
   llvm::StringRef Text = Buf->getBuffer();
-  if (Text.size() > MaxBytes || Text.find('\r') == llvm::StringRef::npos)
+  bool Bom = Text.startswith("\xEF\xBB\xBF");
+  if (Text.size() > MaxBytes ||
+      (!Bom && Text.find('\r') == llvm::StringRef::npos))
     return Buf;
-  std::string Data = Text.str();
+  std::string Data = Text.drop_front(Bom ? 3 : 0).str();
   for (size_t I = Data.find('\r'); I != std::string::npos;
        I = Data.find('\r', I + 1))
     if (I + 1 == Data.size() || Data[I + 1] != '\n')

@@ -295,7 +295,10 @@ TEST(LexerEquivalenceTest, InputsOfTestFiles) {
     // (Parser.cpp refuses them first).
     if (!isUtf8(In.Payload) || In.Payload.size() > ParseLimits().MaxFileBytes)
       continue;
-    EXPECT_TRUE(sameTokens(In.Where, In.Payload));
+    // Nor does a byte-order mark: readSourceFile drops it.
+    llvm::StringRef Payload = In.Payload;
+    Payload.consume_front("\xEF\xBB\xBF");
+    EXPECT_TRUE(sameTokens(In.Where, Payload.str()));
     ++Compared;
   }
   // 30 RUN lines make a valid input today: far fewer means the scan broke.
