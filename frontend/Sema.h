@@ -88,6 +88,7 @@ private:
   void lets(const std::vector<Binding> &Bs);
   void config(const ConfigDecl &D);
   void train(const TrainDecl &D);
+  void warnUnusedTrainSettings(const PropertySet &Props, const TrainConfig &T);
   std::optional<unsigned> choose(const Property &P, const PropValue &V,
                                  llvm::ArrayRef<std::string> Choices);
   std::optional<DType> chooseDType(const Property &P, const PropValue &V,

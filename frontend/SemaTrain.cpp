@@ -123,7 +123,28 @@ void Sema::train(const TrainDecl &D) {
       llvm_unreachable("a train block has only train properties");
     }
   }
+  warnUnusedTrainSettings(Props, T);
   Config.Train = T;
+}
+
+/// Settings the chosen optimizer never reads: SGD keeps no moments, and
+/// without an optimizer there are no moments, no master weights and no
+/// state for ZeRO 1 and 2 to shard (ZeRO 3 still shards the params).
+void Sema::warnUnusedTrainSettings(const PropertySet &Props,
+                                   const TrainConfig &T) {
+  llvm::StringRef Opt = optimizerName(T.Optimizer);
+  bool None = T.Optimizer == OptimizerKind::None;
+  if (T.Optimizer != OptimizerKind::Adam && Props.has(PropId::Train_state))
+    Diags.report(Props.get(PropId::Train_state).Range, diag::TrainSettingUnused,
+                 "state", Opt,
+                 None ? "there is no optimizer" : "SGD keeps no moments");
+  if (None && Props.has(PropId::Train_master))
+    Diags.report(Props.get(PropId::Train_master).Range,
+                 diag::TrainSettingUnused, "master", Opt,
+                 "there is no optimizer update");
+  if (None && (T.Zero == 1 || T.Zero == 2))
+    Diags.report(Props.get(PropId::Train_zero).Range,
+                 diag::ZeroWithoutOptimizer, int64_t(T.Zero));
 }
 
 void Sema::param(const ParamDecl &D) {

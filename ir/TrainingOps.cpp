@@ -167,6 +167,8 @@ std::optional<OpWork> OptimizerOp::work(const MeshSpec &M) const {
   double Elements = operand(0)->type().localElements(M);
   W.Flops = Elements * flopsPerElement();
   W.HbmBytes = Elements * bytesPerElement();
-  W.Elt = State;
+  // Adam's moments are in the state dtype; SGD keeps none, so its update
+  // runs at the fp32 rate (the default state's) whatever `state` says.
+  W.Elt = Kind == OptimizerKind::Adam ? State : DType::fp32;
   return W;
 }
