@@ -10,9 +10,12 @@
 #ifndef SHARDC_DIAG_CARET_H
 #define SHARDC_DIAG_CARET_H
 
+#include <cstddef>
+
 namespace llvm {
 class raw_ostream;
 class SMDiagnostic;
+class SourceMgr;
 } // namespace llvm
 
 namespace shardc {
@@ -22,6 +25,20 @@ namespace shardc {
 /// prints nothing.
 void printCaretForNonAsciiLine(llvm::raw_ostream &OS,
                                const llvm::SMDiagnostic &D, bool Colors);
+
+/// Source lines longer than this (in bytes) are shown as a window around
+/// the caret, as clang does: a 5 MB line printed whole, with its caret line,
+/// was 10 MB of output for one error.
+constexpr size_t MaxShownLine = 4096;
+/// Bytes shown on each side of the caret in an elided line.
+constexpr size_t LongLineContext = 64;
+
+/// Prints \p D (its header, the window of its line around the caret marked
+/// `...` where cut, and the caret line) when its line is longer than
+/// MaxShownLine, and returns true; otherwise prints nothing and returns
+/// false.
+bool printLongLineMessage(const llvm::SourceMgr &SM, llvm::raw_ostream &OS,
+                          const llvm::SMDiagnostic &D, bool Colors);
 
 } // namespace shardc
 

@@ -89,6 +89,13 @@ void DiagnosticEngine::print(const Diagnostic &D) {
       D.Range.Start != D.Range.End)
     Ranges = D.Range;
   llvm::SMDiagnostic Msg = SM.GetMessage(D.Range.Start, K, D.Message, Ranges);
-  SM.PrintMessage(llvm::errs(), Msg, Colors);
-  printCaretForNonAsciiLine(llvm::errs(), Msg, Colors);
+  // errs() is unbuffered and LLVM's printer writes the caret line a byte at
+  // a time: one write() per byte. Buffered for this diagnostic instead.
+  llvm::raw_ostream &OS = llvm::errs();
+  OS.SetBuffered();
+  if (!printLongLineMessage(SM, OS, Msg, Colors)) {
+    SM.PrintMessage(OS, Msg, Colors);
+    printCaretForNonAsciiLine(OS, Msg, Colors);
+  }
+  OS.SetUnbuffered();
 }
