@@ -57,14 +57,17 @@ struct CollectiveTraits {
   /// The result is a new buffer of other members' data, held while the
   /// step reads it (check-memory's transient term).
   bool TransientResult;
+  /// Appended to the name of a value the kind makes (`h.ag`).
+  const char *Suffix;
 };
 
 namespace detail {
 inline constexpr CollectiveTraits CollectiveTable[] = {
 #define COLLECTIVE(Name, Mnemonic, Volume, Pattern, Passes, SwitchReduces,     \
-                   Transient)                                                  \
+                   Transient, Suffix)                                          \
   {#Name,  GroupVolume::Volume, TrafficPattern::Pattern,                       \
-   Passes, SwitchReduces,       Transient},
+   Passes, SwitchReduces,       Transient,                                     \
+   Suffix},
 #include "ir/CollectiveKinds.def"
 };
 } // namespace detail

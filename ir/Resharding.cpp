@@ -29,19 +29,29 @@ StepKind shardc::stepOf(CollectiveKind K) {
   llvm_unreachable("every collective is handled");
 }
 
+/// A collective's sharding rule: each kind's class takes the axes and the
+/// dims its kind names (none, one, or a source and a destination).
+template <typename OpT>
+static ShardType collectiveRule(const ShardType &In,
+                                llvm::ArrayRef<AxisId> Axes, int Dim,
+                                int DstDim) {
+  if constexpr (requires { OpT::rule(In, Axes, Dim, DstDim); })
+    return OpT::rule(In, Axes, Dim, DstDim);
+  else if constexpr (requires { OpT::rule(In, Axes, Dim); })
+    return OpT::rule(In, Axes, Dim);
+  else
+    return OpT::rule(In, Axes);
+}
+
 ShardType shardc::applyStep(StepKind K, const ShardType &In,
                             llvm::ArrayRef<AxisId> Axes, int Dim, int DstDim) {
   switch (K) {
   case StepKind::Slice:
     return SliceOp::rule(In, Axes, Dim);
-  case StepKind::AllGather:
-    return AllGatherOp::rule(In, Axes, Dim);
-  case StepKind::ReduceScatter:
-    return ReduceScatterOp::rule(In, Axes, Dim);
-  case StepKind::AllReduce:
-    return AllReduceOp::rule(In, Axes);
-  case StepKind::AllToAll:
-    return AllToAllOp::rule(In, Axes, Dim, DstDim);
+#define COLLECTIVE(Kind, ...)                                                  \
+  case StepKind::Kind:                                                         \
+    return collectiveRule<Kind##Op>(In, Axes, Dim, DstDim);
+#include "ir/CollectiveKinds.def"
   case StepKind::View:
   case StepKind::Convert:
     break;

@@ -25,6 +25,7 @@
 #include "diag/Diagnostic.h"
 #include "ir/ContractionPlans.h"
 #include "passes/Pipeline.h"
+#include <type_traits>
 
 using namespace shardc;
 
@@ -63,16 +64,32 @@ const char *stepSuffix(StepKind K) {
     return "view";
   case StepKind::Convert:
     return "convert";
-  case StepKind::AllGather:
-    return "ag";
-  case StepKind::ReduceScatter:
-    return "rs";
-  case StepKind::AllReduce:
-    return "ar";
-  case StepKind::AllToAll:
-    return "a2a";
+#define COLLECTIVE(Kind, ...) case StepKind::Kind:
+#include "ir/CollectiveKinds.def"
+    return collectiveTraits(*collectiveOf(K)).Suffix;
   }
   llvm_unreachable("every step kind is handled");
+}
+
+/// A collective step as its op: each kind's class takes the axes and the
+/// dims its kind names (none, one, or a source and a destination).
+template <typename OpT>
+Value *createCollective(OpBuilder &B, Loc L, unsigned St, Value *In,
+                        std::string Name, const ReshardStep &S) {
+  if constexpr (std::is_constructible_v<OpT, llvm::ArrayRef<AxisId>, unsigned,
+                                        unsigned>)
+    return B
+        .create<OpT>(L, St, In, std::move(Name), S.After, S.Axes,
+                     unsigned(S.Dim), unsigned(S.DstDim))
+        ->result();
+  else if constexpr (std::is_constructible_v<OpT, llvm::ArrayRef<AxisId>,
+                                             unsigned>)
+    return B
+        .create<OpT>(L, St, In, std::move(Name), S.After, S.Axes,
+                     unsigned(S.Dim))
+        ->result();
+  else
+    return B.create<OpT>(L, St, In, std::move(Name), S.After, S.Axes)->result();
 }
 
 /// Plans whose op times differ by less than this fraction are equally
@@ -236,18 +253,10 @@ Value *InsertCollectives::emitStep(const ReshardStep &S, Value *In,
     return B->create<ViewOp>(L, St, In, Name, S.After)->result();
   case StepKind::Convert:
     return B->create<ConvertOp>(L, St, In, Name, S.After)->result();
-  case StepKind::AllGather:
-    return B->create<AllGatherOp>(L, St, In, Name, S.After, S.Axes, S.Dim)
-        ->result();
-  case StepKind::ReduceScatter:
-    return B->create<ReduceScatterOp>(L, St, In, Name, S.After, S.Axes, S.Dim)
-        ->result();
-  case StepKind::AllReduce:
-    return B->create<AllReduceOp>(L, St, In, Name, S.After, S.Axes)->result();
-  case StepKind::AllToAll:
-    return B
-        ->create<AllToAllOp>(L, St, In, Name, S.After, S.Axes, S.Dim, S.DstDim)
-        ->result();
+#define COLLECTIVE(Kind, ...)                                                  \
+  case StepKind::Kind:                                                         \
+    return createCollective<Kind##Op>(*B, L, St, In, std::move(Name), S);
+#include "ir/CollectiveKinds.def"
   }
   llvm_unreachable("every step kind is handled");
 }
