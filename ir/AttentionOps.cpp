@@ -92,7 +92,7 @@ std::string AttentionOp::verify(const TypeNames &, bool Lowered) const {
     return E;
   if (!result()->type().sameDims(Q))
     return "its result must have q's dims";
-  return Lowered ? operandsComputeIn(0, 3) : "";
+  return Lowered ? operandsComputeIn(*this, 0, 3) : "";
 }
 
 ShardType AttentionOp::requiredOperandType(unsigned I) const {
@@ -220,7 +220,7 @@ std::string AttentionGradOp::verify(const TypeNames &, bool Lowered) const {
       return "the output and its gradient have q's dims";
   if (!result()->type().sameDims(Q))
     return "its result, dq, has q's dims";
-  return Lowered ? operandsComputeIn(0, 5) : "";
+  return Lowered ? operandsComputeIn(*this, 0, 5) : "";
 }
 
 ShardType AttentionGradOp::requiredOperandType(unsigned I) const {

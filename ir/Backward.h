@@ -1,8 +1,8 @@
 //===- Backward.h - What an op's backward rule may ask for ------*- C++ -*-===//
 //
 // COST-MODEL.md §5: each forward op kind knows its own backward rule
-// (Op::backward). The rule asks the derive-backward pass, through this
-// interface, for the gradient of its result, for the forward values it
+// (Differentiable::backward). The rule asks the derive-backward pass, through
+// this interface, for the gradient of its result, for the forward values it
 // reads (saved or recomputed, as the recompute policy says), for the type a
 // gradient must be delivered in, and to emit and contribute gradient ops.
 // The pass owns the policies (recompute, target shardings, accumulation);
@@ -39,7 +39,8 @@ public:
   /// its recomputation.
   virtual Value *saved(const Value *V) = 0;
   /// Records that forward op \p F's backward reads what \p F kept
-  /// (Op::keptBytes): a saved activation, unless \p F was recomputed.
+  /// (Differentiable::keptBytes): a saved activation, unless \p F was
+  /// recomputed.
   virtual void keep(const Op &F) = 0;
   /// \p G as a value of type \p T (a backward reshard when they differ),
   /// counted as the gradient of forward op \p F w.r.t. \p Wrt.

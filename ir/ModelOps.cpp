@@ -121,7 +121,7 @@ std::string EmbedGradOp::verify(const TypeNames &, bool Lowered) const {
   const ShardType &D = operand(0)->type(), &Ids = operand(1)->type();
   if (D.Dims.size() != Ids.Dims.size() + 1 || result()->type().Dims.size() != 2)
     return "takes a gradient with the ids' dims and the table's last";
-  return Lowered ? operandsComputeIn(0, 2) : "";
+  return Lowered ? operandsComputeIn(*this, 0, 2) : "";
 }
 
 ShardType EmbedGradOp::requiredOperandType(unsigned I) const {
@@ -190,7 +190,7 @@ std::string CrossEntropyOp::verify(const TypeNames &, bool Lowered) const {
     return "its ids are int32";
   if (P == Pass::Fused && !L.Dims.back().Axes.empty())
     return "a sharded vocab needs the two passes";
-  return Lowered ? operandsComputeIn(1, numOperands()) : "";
+  return Lowered ? operandsComputeIn(*this, 1, numOperands()) : "";
 }
 
 ShardType CrossEntropyOp::requiredOperandType(unsigned I) const {
@@ -253,7 +253,7 @@ std::string CrossEntropyGradOp::verify(const TypeNames &, bool Lowered) const {
   if (!perToken(L, operand(0)->type()) || !perToken(L, operand(2)->type()) ||
       !result()->type().sameDims(L))
     return "takes per-token gradient and ids and gives the logits' dims";
-  return Lowered ? operandsComputeIn(0, 3) : "";
+  return Lowered ? operandsComputeIn(*this, 0, 3) : "";
 }
 
 ShardType CrossEntropyGradOp::requiredOperandType(unsigned I) const {

@@ -24,7 +24,8 @@ namespace shardc {
 /// fp32 log-sum-exp `[..., N, Sq]` and keeps it for the backward; unfused,
 /// all of them (the mask is applied, not skipped), keeping the
 /// probabilities (with dropout also its mask and output) instead.
-class AttentionOp : public OpOf<AttentionOp, OpKind::Attention> {
+class AttentionOp : public OpOf<AttentionOp, OpKind::Attention, Op,
+                                Differentiable, Costed, Lowerable> {
 public:
   explicit AttentionOp(bool Causal, bool Fused = true, bool Dropout = false,
                        Loc KvAt = {})
@@ -74,7 +75,8 @@ private:
 /// all the work) and Parts 1 and 2 name its dk and dv (operand: Part 0's
 /// result; no work of their own). dk and dv are partial sums over the axes
 /// that shard q's sequence dim (each query block adds to every key's).
-class AttentionGradOp : public OpOf<AttentionGradOp, OpKind::AttentionGrad> {
+class AttentionGradOp : public OpOf<AttentionGradOp, OpKind::AttentionGrad, Op,
+                                    Costed, Lowerable> {
 public:
   AttentionGradOp(bool Causal, unsigned Part, bool Fused = true,
                   bool Dropout = false)
@@ -102,7 +104,8 @@ private:
 /// result a partial sum over V's axes (Megatron's vocab-parallel
 /// embedding); the written type reduces it. No FLOPs; reads the ids and one
 /// table row per local token, writes the result.
-class EmbedOp : public OpOf<EmbedOp, OpKind::Embed> {
+class EmbedOp : public OpOf<EmbedOp, OpKind::Embed, Op, Differentiable, Costed,
+                            Lowerable> {
 public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
@@ -117,7 +120,8 @@ public:
 /// the rows the ids (operand 1) name: reads the output gradient and the
 /// ids, reads and writes those rows (1 add per element). The result is a
 /// partial sum over the axes that shard the tokens.
-class EmbedGradOp : public OpOf<EmbedGradOp, OpKind::EmbedGrad> {
+class EmbedGradOp
+    : public OpOf<EmbedGradOp, OpKind::EmbedGrad, Op, Costed, Lowerable> {
 public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
@@ -133,7 +137,8 @@ public:
 /// result, the row max, is reduced over the vocab axes) then Loss
 /// (operands: logits, ids, the max; 5 FLOPs per logit; its result is a
 /// partial sum over the vocab axes that the written type reduces).
-class CrossEntropyOp : public OpOf<CrossEntropyOp, OpKind::CrossEntropy> {
+class CrossEntropyOp : public OpOf<CrossEntropyOp, OpKind::CrossEntropy, Op,
+                                   Differentiable, Costed, Lowerable> {
 public:
   enum class Pass : uint8_t { Fused, Max, Loss };
   explicit CrossEntropyOp(Pass P) : P(P) {}
@@ -157,7 +162,8 @@ private:
 /// per logit (the shifted exp, the division by the sum, the scaling by the
 /// loss gradient; the one-hot subtraction touches one logit per token).
 class CrossEntropyGradOp
-    : public OpOf<CrossEntropyGradOp, OpKind::CrossEntropyGrad> {
+    : public OpOf<CrossEntropyGradOp, OpKind::CrossEntropyGrad, Op, Costed,
+                  Lowerable> {
 public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
@@ -176,7 +182,8 @@ AxisList tokenAxes(const ShardType &T);
 /// expert; the buffer's written sharding (X over the expert axes) is then
 /// an AllToAll away. Reads the tokens, writes the buffer; no FLOPs. Its
 /// backward is a combine.
-class MoeDispatchOp : public OpOf<MoeDispatchOp, OpKind::MoeDispatch> {
+class MoeDispatchOp : public OpOf<MoeDispatchOp, OpKind::MoeDispatch, Op,
+                                  Differentiable, Costed, Lowerable> {
 public:
   /// How a `moe` call sizes its buffer: each token to \p Top experts, each
   /// expert with room for \p Capacity x its fair share of the routed
@@ -204,6 +211,10 @@ public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Local; }
+  /// Each operand as it is.
+  ShardType requiredOperandType(unsigned I) const override {
+    return operand(I)->type();
+  }
   ShardType naturalType() const override;
   void backward(GradientBuilder &G) const override;
 
@@ -216,7 +227,8 @@ private:
 /// buffer element). It reads the buffer with C sharded over its result's
 /// token axes and X whole (an AllToAll from the experts' sharding), writes
 /// the tokens. Its backward is a dispatch.
-class MoeCombineOp : public OpOf<MoeCombineOp, OpKind::MoeCombine> {
+class MoeCombineOp : public OpOf<MoeCombineOp, OpKind::MoeCombine, Op,
+                                 Differentiable, Costed, Lowerable> {
 public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;

@@ -7,7 +7,7 @@ using namespace shardc;
 
 llvm::StringRef shardc::opMnemonic(OpKind K) {
   switch (K) {
-#define OP(Kind, Class, Mnemonic, Noun)                                        \
+#define OP(Kind, Class, Mnemonic, Noun, ...)                                   \
   case OpKind::Kind:                                                           \
     return Mnemonic;
 #include "ir/Ops.def"
@@ -17,7 +17,7 @@ llvm::StringRef shardc::opMnemonic(OpKind K) {
 
 llvm::StringRef shardc::opNoun(OpKind K) {
   switch (K) {
-#define OP(Kind, Class, Mnemonic, Noun)                                        \
+#define OP(Kind, Class, Mnemonic, Noun, ...)                                   \
   case OpKind::Kind:                                                           \
     return Noun;
 #include "ir/Ops.def"
@@ -27,7 +27,7 @@ llvm::StringRef shardc::opNoun(OpKind K) {
 
 std::optional<CollectiveKind> shardc::collectiveKindOf(OpKind K) {
   switch (K) {
-#define OP(Kind, Class, Mnemonic, Noun)                                        \
+#define OP(Kind, Class, Mnemonic, Noun, ...)                                   \
   case OpKind::Kind:                                                           \
     return std::nullopt;
 #define COLLECTIVE_OP(Kind, Class, Mnemonic, Noun)                             \
@@ -72,10 +72,6 @@ void Op::setOperand(unsigned I, Value *V) {
   V->Users.push_back(this);
 }
 
-ShardType Op::naturalType() const {
-  llvm_unreachable("only ops lowered as Local have a natural type");
-}
-
 Op *Block::insert(size_t Pos, std::unique_ptr<Op> O) {
   O->Parent = this;
   Pos = std::min(Pos, Ops.size());
@@ -94,10 +90,3 @@ void Block::erase(size_t Pos) {
   Ops.erase(Ops.begin() + Pos);
 }
 Block::~Block() = default;
-
-std::string Op::operandsComputeIn(unsigned Begin, unsigned End) const {
-  for (unsigned I = Begin; I < End; ++I)
-    if (!(operand(I)->type() == requiredOperandType(I)))
-      return "its operands must be in the sharding it computes in";
-  return "";
-}

@@ -3,10 +3,10 @@
 // The IR's core objects. A Value has one defining op and a use-list; an Op
 // has operands, at most one result, a location, the source statement it
 // realises, and a dense id that analyses key their side tables by. Each op
-// kind is a subclass with exactly its own fields (Ops.h); what later passes
-// ask of an op (its printed attributes, its invariants, its compute work, how
-// it is lowered) are virtual methods with a default, so a new kind is one
-// class that overrides what applies to it.
+// kind is a subclass with exactly its own fields (Ops.h). Op's virtual
+// methods are what every op answers (its printed attributes, its invariants,
+// its clone); what only some kinds answer (a backward rule, compute work, a
+// lowering) is an interface the kind opts into (OpInterfaces.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_IR_OPERATION_H
@@ -27,7 +27,7 @@ using llvm::dyn_cast;
 using llvm::isa;
 
 enum class OpKind : uint8_t {
-#define OP(Kind, Class, Mnemonic, Noun) Kind,
+#define OP(Kind, Class, Mnemonic, Noun, Interfaces) Kind,
 #include "ir/Ops.def"
 };
 llvm::StringRef opMnemonic(OpKind K);
@@ -70,34 +70,6 @@ private:
   llvm::SmallVector<Op *, 2> Users;
 };
 
-/// The work a local op does on one chip (COST-MODEL.md §1); the cost model
-/// turns it into time on a chip.
-struct OpWork {
-  double Flops = 0;       ///< per chip, replication counted
-  double UsefulFlops = 0; ///< whole program, replication not counted
-  /// FLOPs a causal mask skips (whole program): not executed and not in
-  /// UsefulFlops, but counted by the MFU convention (COST-MODEL.md §6.5).
-  double MaskedFlops = 0;
-  double HbmBytes = 0; ///< per chip, inputs read + outputs written
-  /// Part of HbmBytes read only from a training step's second microbatch
-  /// on: a gradient buffer the op accumulates into (COST-MODEL.md §6.2).
-  double AccumulateBytes = 0;
-  /// Part of HbmBytes moved by memory-bound kernels that run between the
-  /// op's matmuls (unfused attention's softmax and dropout): their time
-  /// adds to the rest's max(T_math, T_hbm) (docs/cost-model.md §1).
-  double SerialBytes = 0;
-  bool Matmul = false; ///< at the matmul peak (else the vector peak)
-  DType Elt = DType::bf16;
-};
-
-/// How insert-collectives lowers a high-level op.
-enum class Lowering : uint8_t {
-  Keep,        ///< already local (inputs, lowered ops)
-  Contraction, ///< the contraction planner (COST-MODEL.md §2 cases)
-  Reshard,     ///< the reshard planner (the §2 table)
-  Local,       ///< computes in naturalType(), then reshards to its result
-};
-
 class Op {
 public:
   virtual ~Op();
@@ -118,7 +90,7 @@ public:
   /// Nested blocks (a repeat's body); none for most ops.
   virtual llvm::ArrayRef<Block *> regions() const { return {}; }
 
-  // --- Printing and verification (every op) -------------------------------
+  // --- Printing and verification ------------------------------------------
   /// The attributes printed after the operands (` over [X] dim B`).
   virtual std::string attrs(const TypeNames &N) const { return ""; }
   /// This kind's own invariants; empty when they hold. \p Lowered says the
@@ -127,57 +99,6 @@ public:
   virtual std::string verify(const TypeNames &N, bool Lowered) const {
     return "";
   }
-
-  // --- Compute interface --------------------------------------------------
-  /// The op's work on one chip of \p M; none for ops that only move data.
-  virtual std::optional<OpWork> work(const MeshSpec &M) const {
-    return std::nullopt;
-  }
-
-  // --- Backward interface (COST-MODEL.md §5) -------------------------------
-  /// Emits this op's backward through \p G: reads the gradient of its
-  /// result and contributes to its operands'. Inputs and params are leaves;
-  /// kinds that only a pass creates (collectives, gradient ops, updates)
-  /// never appear in a forward program and have no rule.
-  virtual void backward(GradientBuilder &G) const {}
-  /// True when the op's inputs are saved under selective recompute
-  /// (contractions and, in v0.2, attention and moe).
-  virtual bool savesInputs() const { return false; }
-  /// The axes over which the gradient this op's backward sends operand
-  /// \p I is a partial sum (a weight gradient summed over the batch's
-  /// shards): they become a param's reduction axes (LANGUAGE.md §7).
-  virtual AxisSet gradientPartials(unsigned I) const { return {}; }
-  /// True when its own result is saved as well (attention's output, which
-  /// its backward reads).
-  virtual bool savesResult() const { return false; }
-  /// Bytes per chip the forward writes for its backward besides its result
-  /// (a dropout mask, attention's log-sum-exp): saved activations that are
-  /// no value of the program (COST-MODEL.md §7).
-  virtual double keptBytes(const MeshSpec &M) const { return 0; }
-  /// True when selective recompute re-runs the op in the backward instead
-  /// of keeping what it keeps (Megatron-LM's selective recompute of the
-  /// unfused attention core, whose scores are large and cheap to redo).
-  virtual bool selectivelyRecomputed() const { return false; }
-  /// Bytes per chip the op holds only while it runs, beyond its operands
-  /// and result: unfused attention's score-sized tensors, the transient
-  /// term's "workspace of an unfused op" (COST-MODEL.md §7). Whatever of
-  /// it the op keeps for its backward is keptBytes, counted once.
-  virtual double workspaceBytes(const MeshSpec &M) const { return 0; }
-
-  // --- Lowering interface --------------------------------------------------
-  virtual Lowering lowering() const { return Lowering::Keep; }
-  /// For Lowering::Local: the type operand \p I must have for the op to
-  /// compute locally; insert-collectives reshards the operand to it first.
-  /// By default the operand as it is.
-  virtual ShardType requiredOperandType(unsigned I) const {
-    return Operands[I]->type();
-  }
-  /// For verify() of a lowered Local op: "" when operands [Begin, End) are
-  /// in the types the op computes in, else the verifier's message.
-  std::string operandsComputeIn(unsigned Begin, unsigned End) const;
-  /// For Lowering::Local: the type the op computes locally from its
-  /// operands in their required types.
-  virtual ShardType naturalType() const;
 
   /// Gives the dims named in \p Sizes their new size in the op's own
   /// fields (a contraction's dims, a param's state type); values' types are

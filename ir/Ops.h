@@ -10,16 +10,20 @@
 #ifndef SHARDC_IR_OPS_H
 #define SHARDC_IR_OPS_H
 
+#include "ir/OpInterfaces.h"
 #include "ir/Operation.h"
 #include "ir/Training.h"
 
 namespace shardc {
 
-/// The base of each concrete op: its isa<>/cast<> support and its clone.
-template <typename Derived, OpKind K, typename Base = Op>
-class OpOf : public Base {
+/// The base of each concrete op: its isa<>/cast<> support, its clone, and
+/// the op interfaces it implements (OpInterfaces.h; Ops.def lists them too).
+template <typename Derived, OpKind K, typename Base = Op,
+          typename... Interfaces>
+class OpOf : public Base, public Interfaces... {
 public:
   static constexpr OpKind Kind = K;
+  /// Hides the interfaces' classof: isa<ContractionOp> asks for the kind.
   static bool classof(const Op *O) { return O->kind() == K; }
   std::unique_ptr<Op> cloneFields() const override {
     return std::make_unique<Derived>(static_cast<const Derived &>(*this));
@@ -74,7 +78,8 @@ classifyContraction(const ShardType &L, const ShardType &R,
 /// `out = p * q` as an einsum over Dims (every distinct dim once). A
 /// weight-gradient contraction accumulates into its param's gradient buffer
 /// (COST-MODEL.md §6.2): from the second microbatch on it also reads it.
-class ContractionOp : public OpOf<ContractionOp, OpKind::Contraction> {
+class ContractionOp : public OpOf<ContractionOp, OpKind::Contraction, Op,
+                                  Differentiable, Costed, Lowerable> {
 public:
   /// \p Used: the share of its FLOPs that does useful work (an expert's
   /// contraction runs over capacity slots, of which 1 / capacity hold
@@ -143,7 +148,8 @@ std::vector<std::string> elementwiseNames();
 ///
 /// In a training step a builtin whose derivative reads a mask (dropout)
 /// writes that mask, 1 byte per element, and keeps it for the backward.
-class ElementwiseOp : public OpOf<ElementwiseOp, OpKind::Elementwise> {
+class ElementwiseOp : public OpOf<ElementwiseOp, OpKind::Elementwise, Op,
+                                  Differentiable, Costed, Lowerable> {
 public:
   explicit ElementwiseOp(ElementwiseFn F, bool Training = false)
       : Fn(F),
@@ -179,7 +185,8 @@ private:
 /// mul 1, div 3. Dropout's reads the output gradient and the mask the
 /// forward kept (1 byte per element): one operand.
 class ElementwiseGradOp
-    : public OpOf<ElementwiseGradOp, OpKind::ElementwiseGrad> {
+    : public OpOf<ElementwiseGradOp, OpKind::ElementwiseGrad, Op, Costed,
+                  Lowerable> {
 public:
   ElementwiseGradOp(ElementwiseFn F, unsigned Wrt) : Fn(F), Wrt(Wrt) {}
   ElementwiseFn fn() const { return Fn; }
@@ -190,6 +197,10 @@ public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Local; }
+  /// Each operand as it is.
+  ShardType requiredOperandType(unsigned I) const override {
+    return operand(I)->type();
+  }
   ShardType naturalType() const override;
 
 private:
@@ -206,17 +217,21 @@ private:
 /// dims; COST-MODEL.md §5). One add per operand element, memory-bound; the
 /// axes that sharded a summed dim leave partial sums, which the gradient's
 /// target sharding then reduces.
-class ReduceOp : public OpOf<ReduceOp, OpKind::Reduce> {
+class ReduceOp : public OpOf<ReduceOp, OpKind::Reduce, Op, Costed, Lowerable> {
 public:
   std::string attrs(const TypeNames &N) const override;
   std::string verify(const TypeNames &N, bool Lowered) const override;
   std::optional<OpWork> work(const MeshSpec &M) const override;
   Lowering lowering() const override { return Lowering::Local; }
+  /// Each operand as it is.
+  ShardType requiredOperandType(unsigned I) const override {
+    return operand(I)->type();
+  }
   ShardType naturalType() const override;
 };
 
 /// weights it keeps.
-class OptimizerOp : public OpOf<OptimizerOp, OpKind::Optimizer> {
+class OptimizerOp : public OpOf<OptimizerOp, OpKind::Optimizer, Op, Costed> {
 public:
   OptimizerOp(const TrainConfig &C, DType ParamElt)
       : Kind(C.Optimizer), Grad(C.Grad), Master(C.Master), State(C.State),
@@ -243,7 +258,8 @@ private:
 /// A sharding change as written (`y[B, D] = x[B_X, D];`): its result's type
 /// is the target, dtype included. insert-collectives replaces it with the
 /// steps it needs (and a conversion when the dtype changes).
-class ReshardOp : public OpOf<ReshardOp, OpKind::Reshard> {
+class ReshardOp : public OpOf<ReshardOp, OpKind::Reshard, Op, Differentiable,
+                              Costed, Lowerable> {
 public:
   std::string verify(const TypeNames &N, bool Lowered) const override;
   /// None unless the dtype changes; then the conversion's work in the
@@ -265,7 +281,7 @@ public:
 /// A dtype change in place (`bf16[D, F_Y] -> fp32[D, F_Y]`): a typed
 /// reshard's conversion, wherever insert-collectives puts it among the
 /// reshard's steps. Unlike a view it reads and writes HBM.
-class ConvertOp : public OpOf<ConvertOp, OpKind::Convert> {
+class ConvertOp : public OpOf<ConvertOp, OpKind::Convert, Op, Costed> {
 public:
   /// COST-MODEL.md §1 as docs/cost-model.md chooses it for a conversion of
   /// \p In to \p Out (same sharding): 1 FLOP per element at the vector peak

@@ -138,7 +138,7 @@ struct MemorySummary {
   /// The statement whose gathered bytes make the transient term.
   std::optional<unsigned> TransientStmt;
   /// The part of the transient term that is the statement's workspace
-  /// (Op::workspaceBytes), not gathered operands.
+  /// (Costed::workspaceBytes), not gathered operands.
   double TransientWorkspace = 0;
   /// Microbatches whose activations are held (interleaving makes it
   /// fractional: COST-MODEL.md §7).
@@ -170,8 +170,8 @@ struct Analyses {
   std::vector<ParamInfo> Params;
   std::vector<SavedValue> Saved;
   /// derive-backward: the forward ops whose backward reads what they kept
-  /// beyond their result (Op::keptBytes), with the copies one microbatch
-  /// keeps.
+  /// beyond their result (Differentiable::keptBytes), with the copies one
+  /// microbatch keeps.
   std::vector<std::pair<const Op *, int64_t>> Kept;
   /// insert-collectives: by statement, for contractions and converting
   /// reshards (null for the other statements: a choice is 720 bytes).

@@ -184,10 +184,13 @@ void transientTerm(const MeshCompile &C, StageEnd End, int64_t Stages,
   walk(M.body(), [&](const Op &O) {
     if (!OnStage(O))
       return;
-    if (O.stmt() != NoStmt)
-      if (double W = O.workspaceBytes(Mesh))
+    auto *Co = dyn_cast<Costed>(&O);
+    if (Co && O.stmt() != NoStmt)
+      if (double W = Co->workspaceBytes(Mesh))
         Workspace[O.stmt()] +=
-            W - (KeptStmts.count(O.stmt()) ? O.keptBytes(Mesh) : 0);
+            W - (KeptStmts.count(O.stmt())
+                     ? cast<Differentiable>(O).keptBytes(Mesh)
+                     : 0);
     std::optional<CollectiveKind> K = collectiveKindOf(O.kind());
     if (!K || O.stmt() == NoStmt)
       return;
@@ -257,7 +260,7 @@ MemorySummary stageMemory(const MeshCompile &C, StageEnd End) {
             (Share.inPipeline(SV) ? S.InFlight : OutsideInFlight));
   for (auto [O, Copies] : C.Tables.Kept)
     Add(MemoryTerm::Activations,
-        O->keptBytes(Mesh) * Share.copies(O, Copies) *
+        cast<Differentiable>(O)->keptBytes(Mesh) * Share.copies(O, Copies) *
             (Share.inPipeline(O) ? S.InFlight : OutsideInFlight));
   transientTerm(C, End, Stages, S);
   for (double B : S.Bytes)

@@ -47,7 +47,8 @@ void CheckMesh::divisible(const Op &O, const ShardType &T) {
 }
 
 void CheckMesh::peak(const Op &O) {
-  std::optional<OpWork> W = O.work(C->mesh());
+  auto *Co = dyn_cast<Costed>(&O);
+  std::optional<OpWork> W = Co ? Co->work(C->mesh()) : std::nullopt;
   if (!W)
     return;
   const ChipSpec &Chip = C->mesh().Cluster->Chip;

@@ -10,7 +10,7 @@
 #ifndef SHARDC_PASSES_COSTMODEL_H
 #define SHARDC_PASSES_COSTMODEL_H
 
-#include "ir/Operation.h"
+#include "ir/OpInterfaces.h"
 #include "passes/Placement.h"
 
 namespace shardc {

@@ -6,10 +6,10 @@
 //  1. clone the forward program; under ZeRO 3 params are stored sharded
 //     over their replica axes (ParamResolver);
 //  2. walk the forward in reverse, asking each op's backward rule
-//     (Op::backward) for its gradient ops: the rules ask this pass for
-//     gradients (summing a value's contributions with adds), for the forward
-//     values they read (saved, or recomputed as `recompute` says) and for the
-//     type each gradient is delivered in;
+//     (Differentiable::backward) for its gradient ops: the rules ask this pass
+//     for gradients (summing a value's contributions with adds), for the
+//     forward values they read (saved, or recomputed as `recompute` says) and
+//     for the type each gradient is delivered in;
 //  3. a repeat's backward is a repeat of its body's backward: a carried
 //     value's gradient is carried from the last iteration to the first;
 //  4. a param's gradient sync (a reshard of its accumulated gradient into
@@ -98,10 +98,13 @@ DeriveBackward::forwardPartials(const Value *V, const Block *Home) const {
       continue;
     if (Home && U->parent() != Home)
       return std::nullopt;
+    // An op with no backward sends no gradient, so no partial sum.
+    auto *D = dyn_cast<Differentiable>(U);
     for (unsigned I = 0; I < U->numOperands(); ++I)
-      if (U->operand(I) == V)
-        Common = Common ? (*Common & U->gradientPartials(I))
-                        : U->gradientPartials(I);
+      if (U->operand(I) == V) {
+        AxisSet P = D ? D->gradientPartials(I) : AxisSet();
+        Common = Common ? (*Common & P) : P;
+      }
   }
   return Common;
 }
@@ -233,7 +236,7 @@ void DeriveBackward::block(const Block &Fwd) {
     // An output: computed and never used afterwards.
     if (Facts.Uses.lookup(V) == 0 && needsGrad(V))
       seed(V);
-    O.backward(*this);
+    cast<Differentiable>(O).backward(*this);
   }
 }
 

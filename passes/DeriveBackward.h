@@ -34,8 +34,8 @@ private:
   /// its gradient a partial sum (none: the gradient is reduced per use).
   AxisSet sharedPartials(const Value *V) const;
   /// The axes over which every forward use of \p V sends it a partial-sum
-  /// gradient (Op::gradientPartials); none when it has no forward use, or
-  /// (with \p Home) a use outside block \p Home.
+  /// gradient (Differentiable::gradientPartials); none when it has no forward
+  /// use, or (with \p Home) a use outside block \p Home.
   std::optional<AxisSet> forwardPartials(const Value *V,
                                          const Block *Home) const;
   /// Reduces the summed gradient \p L of a shared value once.

@@ -38,6 +38,12 @@ static bool isReduction(const Value *V) {
   return !Src.Unreduced.without(T.Unreduced).empty() && Gathered.empty();
 }
 
+/// True when \p O saves its inputs for its backward (Differentiable).
+static bool savesInputs(const Op &O) {
+  auto *D = dyn_cast<Differentiable>(&O);
+  return D && D->savesInputs();
+}
+
 /// The block enclosing \p B, if any.
 static const Block *enclosing(const Block *B) {
   return B->parentOp() ? B->parentOp()->parent() : nullptr;
@@ -81,7 +87,7 @@ Value *DeriveBackward::saved(const Value *V) {
   // than reduced again by a second collective (docs/training.md).
   bool Kept = Train->Recompute != RecomputePolicy::Selective || Outside ||
               isa<InputOp, ParamOp>(V->def()) || Facts.SavesInput.count(V) ||
-              V->def()->savesInputs() || isReduction(V);
+              savesInputs(*V->def()) || isReduction(V);
   if (!Kept)
     return recompute(V);
   if (!isParam(V)) {
@@ -110,7 +116,7 @@ void DeriveBackward::keep(const Op &F) {
   // this, saving everything else as `none` does.
   if ((Train->Recompute == RecomputePolicy::Selective ||
        Train->Recompute == RecomputePolicy::Attention) &&
-      F.selectivelyRecomputed() &&
+      cast<Differentiable>(F).selectivelyRecomputed() &&
       Facts.DefBlock.lookup(F.result()) == Scopes.back().Fwd) {
     // The backward ops read the saved result, not the re-run's.
     RecomputedKept = true;

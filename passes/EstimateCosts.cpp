@@ -39,7 +39,8 @@ OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
   OpCost Cost;
   double Repeat = double(C.program().statement(O.stmt()).Repeat);
   const ChipSpec &Chip = C.mesh().Cluster->Chip;
-  if (std::optional<OpWork> W = O.work(C.mesh())) {
+  auto *Co = dyn_cast<Costed>(&O);
+  if (std::optional<OpWork> W = Co ? Co->work(C.mesh()) : std::nullopt) {
     // With one microbatch the buffer is never read; with several, the
     // first microbatch does not read it yet.
     const auto &Train = C.config().Train;

@@ -225,7 +225,8 @@ void InsertCollectives::op(const Op &O) {
     B->setInsertionPointToEnd(Outer);
     return;
   }
-  switch (O.lowering()) {
+  auto *L = dyn_cast<Lowerable>(&O);
+  switch (L ? L->lowering() : Lowering::Keep) {
   case Lowering::Keep:
     map(O.result(), B->cloneAs(O, loweredOperands(O), O.result()->name(),
                                O.result()->type())
@@ -293,7 +294,8 @@ void InsertCollectives::reshard(const ReshardOp &O) {
 
 void InsertCollectives::local(const Op &O) {
   const Value *Final = O.result();
-  ShardType Natural = O.naturalType();
+  const auto &L = cast<Lowerable>(O);
+  ShardType Natural = L.naturalType();
   std::optional<ReshardSteps> Steps =
       planReshard(Natural, Final->type(), evenOn());
   if (!Steps)
@@ -301,7 +303,7 @@ void InsertCollectives::local(const Op &O) {
   llvm::SmallVector<Value *, 4> Operands = loweredOperands(O);
   for (unsigned I = 0; I < O.numOperands(); ++I) {
     std::optional<ReshardSteps> In =
-        planReshard(O.operand(I)->type(), O.requiredOperandType(I), evenOn());
+        planReshard(O.operand(I)->type(), L.requiredOperandType(I), evenOn());
     if (!In)
       return noPlan(O, "an operand's sharding");
     Operands[I] = emit(Operands[I], *In, O, "");

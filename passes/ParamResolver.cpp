@@ -114,9 +114,10 @@ AxisSet ParamResolver::reductionAxes(const Value *P) const {
         Work.push_back(Rs->result());
         continue;
       }
-      for (unsigned I = 0; I < U->numOperands(); ++I)
+      auto *D = dyn_cast<Differentiable>(U);
+      for (unsigned I = 0; D && I < U->numOperands(); ++I)
         if (U->operand(I) == V)
-          R = R | U->gradientPartials(I);
+          R = R | D->gradientPartials(I);
     }
   }
   return R;
@@ -169,10 +170,11 @@ ForwardFacts ParamResolver::facts(const Block &Body) const {
       F.Uses[V] += V->users().size();
       F.DefBlock[V] = O.parent();
     }
-    if (O.savesInputs())
+    auto *D = dyn_cast<Differentiable>(&O);
+    if (D && D->savesInputs())
       for (const Value *V : O.operands())
         F.SavesInput.insert(V);
-    if (O.savesResult() && O.result())
+    if (D && D->savesResult() && O.result())
       F.SavesInput.insert(O.result());
     if (auto *R = dyn_cast<RepeatOp>(&O))
       for (const RepeatOp::Carried &Cv : R->carried()) {
