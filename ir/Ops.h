@@ -208,10 +208,6 @@ private:
   unsigned Wrt; ///< the forward operand whose gradient it computes
 };
 
-/// One param's optimizer step over its local optimizer shard
-/// (COST-MODEL.md §6.4): operand 0 is the synced gradient, in the
-/// optimizer-state sharding at the gradient dtype; the result is the
-/// updated param shard. It reads and writes the moments and the master
 /// Sums its operand over the dims its result lacks. Derived only: the
 /// gradient of a broadcast operand (`h + b[F]`: db sums dh over the other
 /// dims; COST-MODEL.md §5). One add per operand element, memory-bound; the
@@ -230,6 +226,10 @@ public:
   ShardType naturalType() const override;
 };
 
+/// One param's optimizer step over its local optimizer shard
+/// (COST-MODEL.md §6.4): operand 0 is the synced gradient, in the
+/// optimizer-state sharding at the gradient dtype; the result is the
+/// updated param shard. It reads and writes the moments and the master
 /// weights it keeps.
 class OptimizerOp : public OpOf<OptimizerOp, OpKind::Optimizer, Op, Costed> {
 public:
