@@ -22,8 +22,8 @@ using namespace shardc;
 
 int64_t StagePartition::stageLayers(unsigned Stage) const {
   int64_t N = 0;
-  for (const auto &Chunk : Layers[Stage])
-    N += int64_t(Chunk.size());
+  for (const LayerRange &Chunk : Layers[Stage])
+    N += Chunk.Count;
   return N;
 }
 
@@ -73,7 +73,7 @@ double StagePartition::share(unsigned Stage, StageSide S, double Copies) const {
   // Copies · n_s / N in that order: an even split of whole copies gives
   // exactly Copies / p (byte counts stay whole).
   int64_t Total = totalLayers();
-  if (Total == 0) // fewer layers than stages: a mesh Sema would reject
+  if (Total == 0) // fewer layers than stages: a mesh bind-mesh rejects
     return Copies / double(Stages);
   return Copies * double(stageLayers(Stage)) / double(Total);
 }
@@ -113,11 +113,10 @@ LayerRepeats layerRepeats(const Module &M) {
 /// Step 2: the even split, k = N / (p·v) iterations per (stage, chunk).
 void dealLayers(StagePartition &P, int64_t N) {
   int64_t K = N / (int64_t(P.Stages) * P.Chunks);
-  P.Layers.assign(P.Stages, std::vector<std::vector<int64_t>>(P.Chunks));
+  P.Layers.assign(P.Stages, std::vector<LayerRange>(P.Chunks));
   for (unsigned S = 0; S < P.Stages; ++S)
     for (int64_t C = 0; C < P.Chunks; ++C)
-      for (int64_t I = 0; I < K; ++I)
-        P.Layers[S][C].push_back((C * P.Stages + S) * K + I);
+      P.Layers[S][C] = {(C * P.Stages + S) * K, K};
 }
 
 /// Step 3: the sides of \p M's statements, given its layers \p L.
@@ -203,7 +202,7 @@ StagePartition shardc::partitionStages(const MeshCompile &C) {
     P.ProgramLayers = Program.Fwd;
     dealLayers(P, Low.Fwd->tripCount());
   } else {
-    P.Layers.assign(1, std::vector<std::vector<int64_t>>(1));
+    P.Layers.assign(1, std::vector<LayerRange>(1));
     Program = {};
   }
   assignSides(P, C.program(), Program);

@@ -44,13 +44,20 @@ StepPart stepPart(Phase Ph);
 /// (NoStmt for an empty repeat).
 unsigned pieceStmt(const Op &O);
 
+/// Consecutive iterations of the pipelined repeats: [First, First + Count).
+/// A count, not a list: a repeat may have 2^32 iterations.
+struct LayerRange {
+  int64_t First = 0, Count = 0;
+  bool operator==(const LayerRange &O) const = default;
+};
+
 struct StagePartition {
   unsigned Stages = 1;
   int64_t Chunks = 1;
-  /// [stage][chunk]: the iterations of the pipelined repeats it runs, in
-  /// order. Virtual stage c·p + s (the interleaved schedule's order) runs
-  /// the k iterations from (c·p + s)·k, k = N / (p·v).
-  std::vector<std::vector<std::vector<int64_t>>> Layers;
+  /// [stage][chunk]: the iterations of the pipelined repeats it runs.
+  /// Virtual stage c·p + s (the interleaved schedule's order) runs the k
+  /// iterations from (c·p + s)·k, k = N / (p·v).
+  std::vector<std::vector<LayerRange>> Layers;
   /// The lowered module's pipelined repeats: the forward's, the
   /// backward's and the optimizer's (null without a pipeline; the
   /// optimizer's also when its updates are not in a repeat).
@@ -76,7 +83,7 @@ struct StagePartition {
   }
   /// How many layer iterations (stage, chunk) runs; the whole stage's; all.
   int64_t layers(unsigned Stage, unsigned Chunk) const {
-    return int64_t(Layers[Stage][Chunk].size());
+    return Layers[Stage][Chunk].Count;
   }
   int64_t stageLayers(unsigned Stage) const;
   int64_t totalLayers() const;

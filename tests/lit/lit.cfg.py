@@ -36,6 +36,10 @@ if os.geteuid() != 0:
 # Builds whose driver is linked with mimalloc (CMake's SHARDC_MIMALLOC).
 if config.shardc_mimalloc.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("mimalloc")
+# Sanitizer builds (CMake's SHARDC_SANITIZE) reserve terabytes of address
+# space: a test that limits it (`ulimit -v`) is `UNSUPPORTED: sanitizer`.
+if config.shardc_sanitize:
+    config.available_features.add("sanitizer")
 # The binary's path, for tests that copy it (before %shardc, a prefix of it).
 config.substitutions.append(
     ("%shardc-bin", os.path.join(config.shardc_tools_dir, "shardc")))

@@ -59,8 +59,6 @@ std::vector<std::string> names(const Module &M,
   return Out;
 }
 
-using Iterations = std::vector<int64_t>;
-
 TEST(StagePartition, VirtualStageCPlusSRunsItsTwoIterations) {
   const InProcessResult &R = compiled();
   ASSERT_TRUE(R.Compiled) << (R.Diagnostics.empty() ? "" : R.Diagnostics[0]);
@@ -70,10 +68,10 @@ TEST(StagePartition, VirtualStageCPlusSRunsItsTwoIterations) {
   ASSERT_TRUE(P.pipelined());
   EXPECT_TRUE(P.BwdLayers && P.OptLayers && P.ProgramLayers);
   // Chunk 0: virtual stages 0 and 1; chunk 1: virtual stages 2 and 3.
-  EXPECT_EQ(P.Layers[0][0], (Iterations{0, 1}));
-  EXPECT_EQ(P.Layers[1][0], (Iterations{2, 3}));
-  EXPECT_EQ(P.Layers[0][1], (Iterations{4, 5}));
-  EXPECT_EQ(P.Layers[1][1], (Iterations{6, 7}));
+  EXPECT_EQ(P.Layers[0][0], (LayerRange{0, 2}));
+  EXPECT_EQ(P.Layers[1][0], (LayerRange{2, 2}));
+  EXPECT_EQ(P.Layers[0][1], (LayerRange{4, 2}));
+  EXPECT_EQ(P.Layers[1][1], (LayerRange{6, 2}));
   EXPECT_EQ(P.stageLayers(0), 4);
   EXPECT_EQ(P.stageLayers(1), 4);
   EXPECT_EQ(P.totalLayers(), 8);
@@ -144,10 +142,10 @@ TEST(StagePartition, SharesOfEachEnd) {
   EXPECT_EQ(P.share(1, StageSide::Last, 1), 1);
   EXPECT_TRUE(P.runs(1, StageSide::Layers));
   EXPECT_FALSE(P.runs(0, StageSide::Last));
-  // Uneven stages are a change to the lists only: 3 iterations on the
+  // Uneven stages are a change to the ranges only: 3 iterations on the
   // first stage, 5 on the last, and the shares follow.
-  P.Layers[0] = {{0}, {4, 5}};
-  P.Layers[1] = {{1, 2, 3}, {6, 7}};
+  P.Layers[0] = {{0, 1}, {4, 2}};
+  P.Layers[1] = {{1, 3}, {6, 2}};
   EXPECT_EQ(P.stageLayers(0), 3);
   EXPECT_EQ(P.layers(1, 0), 3);
   EXPECT_EQ(P.share(0, StageSide::Layers, 16), 6);
