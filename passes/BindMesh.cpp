@@ -104,8 +104,9 @@ bool BindMesh::pipelineSplits(const RepeatOp &R) {
 
 /// Step 1, on more than one stage: only the carried value crosses stages
 /// (forEachPipelineCrossing). Which values cross does not depend on the
-/// mesh, only whether there is more than one stage: Sema checked them
-/// already when the file's own mesh has several.
+/// mesh, only whether there is more than one stage, so they are checked
+/// here on a layout with several stages whose file had one; where the
+/// file's own mesh has several, Sema has checked them.
 bool BindMesh::crossingsUnchecked(const RepeatOp &R) const {
   AxisId A = *R.pipelineAxis();
   return C->mesh().Axes[A].Size > 1 && C->checked().mesh().Axes[A].Size == 1;
@@ -115,7 +116,9 @@ bool BindMesh::crossingsUnchecked(const RepeatOp &R) const {
 /// sharded over the heads are sharded as q is, which must divide them
 /// (written whole, every chip keeps them all).
 void BindMesh::kvHeads(const AttentionOp &A) {
-  const ShardType &Q = A.operand(0)->type(), &K = A.operand(1)->type();
+  ShardType Q = A.operand(0)->type(), K = A.operand(1)->type();
+  Q.rebind(Sizes); // the layout's dims
+  K.rebind(Sizes);
   const TensorDim &NHeads = Q.Dims[AttentionOp::seqDim(Q) + 1];
   const TensorDim &KHeads = K.Dims[AttentionOp::seqDim(K) + 1];
   int64_t Ways = axesProduct(NHeads.Axes, C->mesh());
@@ -143,11 +146,12 @@ void BindMesh::moeSlots() {
                     C->checked().names().Dims[Buf.Dims[0].Id]);
       return;
     }
-    if (*Slots == Buf.Dims[1].Size)
-      return;
-    Sizes[Buf.Dims[1].Id] = *Slots;
+    // The share of used slots follows the tokens even where the rounding
+    // leaves the slot count as it was (a rebound token dim).
     UsedBySlots[Buf.Dims[1].Id] =
         MoeDispatchOp::usedShare(*D.capacity(), Tokens, Experts, *Slots);
+    if (*Slots != Buf.Dims[1].Size)
+      Sizes[Buf.Dims[1].Id] = *Slots;
   });
 }
 

@@ -428,7 +428,7 @@ TEST(RecostEquivalence, ALayoutsDimsAreTheFileWithThoseSizes) {
     auto Re = shardc::compile(*Original->P.IR, L, Engine);
     ASSERT_TRUE(bool(Re)) << Case.File << llvm::toString(Re.takeError());
     EXPECT_EQ(Engine.hasErrors(), !Fresh->Compiled) << Case.File;
-    if (!Fresh->Compile)
+    if (!Fresh->Compiled)
       continue;
     std::string T1, T2, J1, J2;
     llvm::raw_string_ostream TO1(T1), TO2(T2), JO1(J1), JO2(J2);
@@ -439,6 +439,75 @@ TEST(RecostEquivalence, ALayoutsDimsAreTheFileWithThoseSizes) {
     EXPECT_EQ(T1, T2) << Case.File;
     EXPECT_EQ(J1, J2) << Case.File;
   }
+}
+
+/// Compiles \p Source with dim \p Dim rebound to \p Size and with the
+/// declaration \p Written edited to \p Rebound; expects the same reports,
+/// or the same first error.
+void expectRebindIsEdit(const std::string &Source, const char *Dim,
+                        int64_t Size, const char *Written,
+                        const char *Rebound) {
+  auto Original = compile(Source);
+  ASSERT_TRUE(Original->Compiled) << llvm::join(Original->Diagnostics, "\n");
+  std::string Edited = Source;
+  size_t At = Edited.find(Written);
+  ASSERT_NE(At, std::string::npos) << Written;
+  Edited.replace(At, strlen(Written), Rebound);
+  auto Fresh = compile(Edited);
+  std::vector<std::string> Messages;
+  DiagnosticEngine Engine(Original->SM);
+  Engine.setHandler(
+      [&](const Diagnostic &D) { Messages.push_back(D.Message); });
+  Layout L{Original->P.IR->mesh(), DimSizeMap()};
+  L.Dims[dimNamed(*Original, Dim)] = Size;
+  auto Re = shardc::compile(*Original->P.IR, L, Engine);
+  if (!Fresh->Compiled) {
+    ASSERT_FALSE(Fresh->Diagnostics.empty());
+    ASSERT_FALSE(Messages.empty())
+        << "no error where a fresh compile has " << Fresh->Diagnostics.front();
+    // The same message (a rebound size is reported at the op).
+    EXPECT_NE(Fresh->Diagnostics.front().find(Messages.front()),
+              std::string::npos)
+        << Fresh->Diagnostics.front() << " vs " << Messages.front();
+    if (!Re)
+      llvm::consumeError(Re.takeError());
+    return;
+  }
+  ASSERT_TRUE(bool(Re)) << llvm::toString(Re.takeError());
+  std::string T1, T2;
+  llvm::raw_string_ostream TO1(T1), TO2(T2);
+  printTextReport(**Re, TO1);
+  printTextReport(*Fresh->Compile, TO2);
+  EXPECT_EQ(T1, T2);
+}
+
+std::string readLitTest(const std::string &Name) {
+  auto B = llvm::MemoryBuffer::getFile(std::string(SHARDC_LIT_TEST_DIR) + "/" +
+                                       Name);
+  EXPECT_TRUE(bool(B)) << Name;
+  return B ? (*B)->getBuffer().str() : "";
+}
+
+/// A MoE whose token dim is rebound where the slots round to the same
+/// count: 2 x 1.25 x 8 x 4095 / 64 = 1279.7, 1280 slots as with S = 4096,
+/// but 1279.7 / 1280 of them now hold tokens (MFU counts those).
+TEST(RecostEquivalence, ARebindKeepingTheSlotsStillMovesTheUsedShare) {
+  expectRebindIsEdit(readLitTest("model/moe-expert-parallel.shard"), "S", 4095,
+                     "S = 4096", "S = 4095");
+}
+
+/// KV heads rebound from 8 to 4 under T = 8 with padding: the query heads'
+/// sharding (8 ways) no longer divides them, an error as in a fresh compile.
+TEST(RecostEquivalence, ARebindOfTheKvHeadsIsCheckedAtTheNewSize) {
+  expectRebindIsEdit("import \"nvidia.shard\";\n"
+                     "mesh M = DGX_H100_Node[T: 8];\n"
+                     "config { allow_padding = true; }\n"
+                     "dim B = 1, S = 4096, N = 64, K = 8, H = 128;\n"
+                     "tensor q : bf16[B, S, N_T, H];\n"
+                     "tensor k : bf16[B, S, K_T, H];\n"
+                     "tensor v : bf16[B, S, K_T, H];\n"
+                     "o[B, S, N_T, H] = attention(q, k, v);\n",
+                     "K", 4, "K = 8", "K = 4");
 }
 
 /// A dim another declaration computes from cannot be rebound alone.
