@@ -85,8 +85,10 @@ bool shardc::printLongLineMessage(const llvm::SourceMgr &SM,
                                      D.getMessage(), "", {}),
                   Colors);
   // A window around the caret, cut at code-point boundaries.
+  // At most 3 continuation bytes follow a code point's first: invalid
+  // UTF-8 must not stretch the window.
   auto Boundary = [&](size_t I) {
-    while (I < Line.size() && (Line[I] & 0xC0) == 0x80)
+    for (int N = 0; N < 3 && I < Line.size() && (Line[I] & 0xC0) == 0x80; ++N)
       ++I;
     return I;
   };
