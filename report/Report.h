@@ -23,8 +23,16 @@ namespace shardc {
 constexpr unsigned JsonVersion = 2;
 
 void printTextReport(const MeshCompile &C, llvm::raw_ostream &OS);
+/// What a trace drew: whether it was past its event limit and aggregated,
+/// and the events it would have had.
+struct TraceSummary {
+  bool Aggregated = false;
+  int64_t FullEvents = 0;
+};
 /// The step's timeline as Chrome trace-event JSON (docs/trace.md).
-void printTraceReport(const MeshCompile &C, llvm::raw_ostream &OS);
+TraceSummary printTraceReport(const MeshCompile &C, llvm::raw_ostream &OS);
+/// A trace with no events, for a program without a mesh.
+void printEmptyTraceReport(llvm::raw_ostream &OS);
 
 /// One diagnostic as the JSON lists it.
 struct JsonDiagnostic {

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "report/Timeline.h"
 #include "ir/Ops.h"
+#include <cmath>
 
 using namespace shardc;
 
@@ -35,15 +36,44 @@ llvm::StringRef shardc::timelineKindName(TimelineSlice::Kind K) {
 
 namespace {
 
-/// Appends the statements \p B runs, \p Times over, in order (a repeat's
-/// body once per iteration).
-void statementsOf(const Block &B, int64_t Times, std::vector<unsigned> &Out);
+/// A statement run \c Times over in a row: once, unless the timeline is
+/// aggregated and the statement is in a repeat.
+struct Run {
+  unsigned Stmt;
+  int64_t Times = 1;
+};
+using Runs = std::vector<Run>;
 
-void statementsOf(llvm::ArrayRef<const Op *> Ops, std::vector<unsigned> &Out) {
+int64_t satMul(int64_t A, int64_t B) {
+  int64_t R;
+  return __builtin_mul_overflow(A, B, &R) ? INT64_MAX : R;
+}
+int64_t satAdd(int64_t A, int64_t B) {
+  int64_t R;
+  return __builtin_add_overflow(A, B, &R) ? INT64_MAX : R;
+}
+
+/// The events \p Rs stands for when each run is drawn one by one.
+int64_t eventsOf(const Runs &Rs) {
+  int64_t N = 0;
+  for (const Run &R : Rs)
+    N = satAdd(N, R.Times);
+  return N;
+}
+
+/// Appends the statements \p B runs, \p Times over, in order: a repeat's
+/// body once per iteration, or, when \p Aggregate, once standing for all.
+void statementsOf(const Block &B, int64_t Times, Runs &Out, bool Aggregate);
+
+void statementsOf(llvm::ArrayRef<const Op *> Ops, int64_t Times, Runs &Out,
+                  bool Aggregate) {
   unsigned Last = NoStmt;
   for (const Op *O : Ops) {
     if (auto *R = dyn_cast<RepeatOp>(O)) {
-      statementsOf(R->body(), R->tripCount(), Out);
+      if (Aggregate)
+        statementsOf(R->body(), satMul(Times, R->tripCount()), Out, true);
+      else
+        statementsOf(R->body(), R->tripCount(), Out, false);
       Last = NoStmt;
       continue;
     }
@@ -52,39 +82,51 @@ void statementsOf(llvm::ArrayRef<const Op *> Ops, std::vector<unsigned> &Out) {
     if (O->stmt() == NoStmt || O->stmt() == Last || isa<InputOp, ParamOp>(O))
       continue;
     Last = O->stmt();
-    Out.push_back(Last);
+    Out.push_back({Last, Aggregate ? Times : 1});
   }
 }
 
-void statementsOf(const Block &B, int64_t Times, std::vector<unsigned> &Out) {
+void statementsOf(const Block &B, int64_t Times, Runs &Out, bool Aggregate) {
   std::vector<const Op *> Ops;
   for (const auto &O : B.ops())
     Ops.push_back(O.get());
+  if (Aggregate)
+    return statementsOf(Ops, Times, Out, true);
   for (int64_t I = 0; I < Times; ++I)
-    statementsOf(Ops, Out);
+    statementsOf(Ops, 1, Out, false);
+}
+
+void statementsOf(llvm::ArrayRef<const Op *> Ops, Runs &Out, bool Aggregate) {
+  statementsOf(Ops, 1, Out, Aggregate);
 }
 
 /// What (stage \p Sg, chunk \p Ch), virtual stage c·p + s of \p Q, runs
 /// per microbatch: its layer iterations, and the first stage's or the
 /// last's own pieces where it is that end.
 void stageStatements(const StagePartition &Part, unsigned Sg, unsigned Ch,
-                     int64_t Q, std::vector<unsigned> &Fwd,
-                     std::vector<unsigned> &Bwd) {
+                     int64_t Q, Runs &Fwd, Runs &Bwd, bool Agg) {
   int64_t Vq = int64_t(Ch) * Part.Stages + Sg;
   int64_t Layers = Part.pipelined() ? Part.layers(Sg, Ch) : 0;
   if (Vq == 0)
-    statementsOf(Part.pieces(StepPart::Forward, StageSide::First), Fwd);
+    statementsOf(Part.pieces(StepPart::Forward, StageSide::First), Fwd, Agg);
   if (Part.FwdLayers)
-    statementsOf(Part.FwdLayers->body(), Layers, Fwd);
+    statementsOf(Part.FwdLayers->body(), Layers, Fwd, Agg);
   if (Vq == Q - 1) {
-    statementsOf(Part.pieces(StepPart::Forward, StageSide::Last), Fwd);
-    statementsOf(Part.pieces(StepPart::Backward, StageSide::Last), Bwd);
+    statementsOf(Part.pieces(StepPart::Forward, StageSide::Last), Fwd, Agg);
+    statementsOf(Part.pieces(StepPart::Backward, StageSide::Last), Bwd, Agg);
   }
   if (Part.BwdLayers)
-    statementsOf(Part.BwdLayers->body(), Layers, Bwd);
+    statementsOf(Part.BwdLayers->body(), Layers, Bwd, Agg);
   if (Vq == 0)
-    statementsOf(Part.pieces(StepPart::Backward, StageSide::First), Bwd);
+    statementsOf(Part.pieces(StepPart::Backward, StageSide::First), Bwd, Agg);
 }
+
+/// A schedule slice to draw, standing for \c Count microbatches' (more than
+/// one only in an aggregated step without a pipeline).
+struct Drawn {
+  PipelineSlice Sl;
+  int64_t Count = 1;
+};
 
 class Builder {
 public:
@@ -101,10 +143,15 @@ private:
     T.Slices.push_back(S);
   }
   Timeline forwardOnly();
+  Runs optimizerRuns(const StagePartition &Part, unsigned Sg, bool Agg) const;
   void optimizer(const StagePartition &Part, double Start);
   /// Fills one schedule slice with its statements; returns where they end.
-  double fill(const PipelineSlice &Sl, llvm::ArrayRef<unsigned> Stmts,
-              int64_t Microbatches);
+  double fill(const Drawn &D, const Runs &Stmts, int64_t Microbatches);
+  std::vector<Drawn> slices(const StepSummary &S, const Runs &Fwd0,
+                            const Runs &Bwd0) const;
+  int64_t fullEvents(const StepSummary &S, const std::vector<Runs> &Fwd,
+                     const std::vector<Runs> &Bwd) const;
+  void spans(const StepSummary &S);
 
   const MeshCompile &C;
   const Module &M;
@@ -113,81 +160,184 @@ private:
 };
 
 Timeline Builder::forwardOnly() {
-  std::vector<unsigned> Stmts;
-  statementsOf(M.body(), 1, Stmts);
+  Runs Stmts;
+  statementsOf(M.body(), 1, Stmts, true);
+  T.FullEvents = eventsOf(Stmts);
+  T.Aggregated = T.FullEvents > TraceEventLimit;
+  if (!T.Aggregated) {
+    Stmts.clear();
+    statementsOf(M.body(), 1, Stmts, false);
+  }
   double At = 0;
-  for (unsigned St : Stmts) {
+  for (const Run &R : Stmts) {
     TimelineSlice S;
-    S.Stmt = St;
+    S.Stmt = R.Stmt;
+    S.Runs = R.Times;
     S.Start = At;
-    S.Duration = time(St, false);
+    S.Duration = time(R.Stmt, false) * double(R.Times);
     add(S);
     At += S.Duration;
   }
   return std::move(T);
 }
 
-double Builder::fill(const PipelineSlice &Sl, llvm::ArrayRef<unsigned> Stmts,
-                     int64_t Microbatches) {
+double Builder::fill(const Drawn &D, const Runs &Stmts, int64_t Microbatches) {
+  const PipelineSlice &Sl = D.Sl;
   TimelineSlice Group;
   Group.What = TimelineSlice::Group;
   Group.Stage = Sl.Stage;
   Group.Microbatch = Sl.Microbatch;
   Group.Chunk = Sl.Chunk;
   Group.BackwardSlice = Sl.Backward;
+  Group.Microbatches = D.Count;
   Group.Start = Sl.Start;
   Group.Duration = Sl.End - Sl.Start;
   add(Group);
-  bool First = Sl.Microbatch == 0, Last = Sl.Microbatch == Microbatches - 1;
+  bool First = Sl.Microbatch == 0,
+       Last = Sl.Microbatch + D.Count == Microbatches;
   double At = Sl.Start;
-  for (unsigned St : Stmts) {
-    const Statement &Stmt = M.statement(St);
+  for (const Run &R : Stmts) {
+    const Statement &Stmt = M.statement(R.Stmt);
     TimelineSlice S = Group;
-    S.Stmt = St;
+    S.Stmt = R.Stmt;
+    S.Microbatches = 1;
+    S.Runs = satMul(R.Times, D.Count);
+    double Times = double(R.Times) * double(D.Count);
     if (Stmt.Ph == Phase::Sync) {
       // Issued now; it runs when the communication stream is free.
       bool Every = Stmt.From && Stmt.From->EveryMicrobatch;
       if (!Every && !Last)
         continue;
+      if (!Every)
+        Times = double(R.Times), S.Runs = R.Times;
       S.What = TimelineSlice::Sync;
       S.Comms = true;
       S.Start = std::max(At, CommFree[Sl.Stage]);
-      S.Duration = time(St, false);
+      S.Duration = time(R.Stmt, false) * Times;
       CommFree[Sl.Stage] = S.Start + S.Duration;
       add(S);
       continue;
     }
     S.What = Sl.Backward ? TimelineSlice::Backward : TimelineSlice::Forward;
     S.Start = At;
-    S.Duration = time(St, Sl.Backward && First);
+    S.Duration = time(R.Stmt, Sl.Backward && First) * Times;
     add(S);
     At += S.Duration;
   }
   return At;
 }
 
+Runs Builder::optimizerRuns(const StagePartition &Part, unsigned Sg,
+                            bool Agg) const {
+  Runs Stmts;
+  if (Sg == 0)
+    statementsOf(Part.pieces(StepPart::Optimizer, StageSide::First), Stmts,
+                 Agg);
+  if (Part.OptLayers)
+    statementsOf(Part.OptLayers->body(), Part.stageLayers(Sg), Stmts, Agg);
+  if (Sg == T.Stages - 1)
+    statementsOf(Part.pieces(StepPart::Optimizer, StageSide::Last), Stmts, Agg);
+  return Stmts;
+}
+
 /// The optimizer from \p Start, once the syncs are done (§6.5): each stage
 /// updates its own params.
 void Builder::optimizer(const StagePartition &Part, double Start) {
   for (unsigned Sg = 0; Sg < T.Stages; ++Sg) {
-    std::vector<unsigned> Stmts;
-    if (Sg == 0)
-      statementsOf(Part.pieces(StepPart::Optimizer, StageSide::First), Stmts);
-    if (Part.OptLayers)
-      statementsOf(Part.OptLayers->body(), Part.stageLayers(Sg), Stmts);
-    if (Sg == T.Stages - 1)
-      statementsOf(Part.pieces(StepPart::Optimizer, StageSide::Last), Stmts);
     double At = Start;
-    for (unsigned St : Stmts) {
+    for (const Run &R : optimizerRuns(Part, Sg, T.Aggregated)) {
       TimelineSlice O;
       O.What = TimelineSlice::Optimizer;
       O.Stage = Sg;
-      O.Stmt = St;
+      O.Stmt = R.Stmt;
+      O.Runs = R.Times;
       O.Start = At;
-      O.Duration = time(St, false);
+      O.Duration = time(R.Stmt, false) * double(R.Times);
       add(O);
       At += O.Duration;
     }
+  }
+}
+
+/// The events a step drawn one by one has: a group, its statements and a
+/// send per schedule slice, then the optimizer.
+int64_t Builder::fullEvents(const StepSummary &S, const std::vector<Runs> &Fwd,
+                            const std::vector<Runs> &Bwd) const {
+  int64_t N = 0;
+  if (S.Pipeline) {
+    for (const PipelineSlice &Sl : S.Pipeline->Slices) {
+      int64_t Vq = int64_t(Sl.Chunk) * T.Stages + Sl.Stage;
+      N = satAdd(N, satAdd(2, eventsOf(Sl.Backward ? Bwd[Vq] : Fwd[Vq])));
+    }
+  } else {
+    int64_t PerMb = satAdd(2, satAdd(eventsOf(Fwd[0]), eventsOf(Bwd[0])));
+    N = satMul(S.Microbatches, PerMb);
+  }
+  for (unsigned Sg = 0; Sg < T.Stages; ++Sg)
+    N = satAdd(N, eventsOf(optimizerRuns(*C.Tables.Partition, Sg, true)));
+  return N;
+}
+
+/// The schedule's slices to draw: simulated with a pipeline; otherwise
+/// each microbatch's forward, then its backward. Aggregated, a pipeline's
+/// first and last microbatches (spans() draws the others), or without one
+/// the first, the middle ones as one, and the last.
+std::vector<Drawn> Builder::slices(const StepSummary &S, const Runs &Fwd0,
+                                   const Runs &Bwd0) const {
+  std::vector<Drawn> Out;
+  int64_t N = S.Microbatches;
+  if (S.Pipeline) {
+    for (const PipelineSlice &Sl : S.Pipeline->Slices)
+      if (!T.Aggregated || Sl.Microbatch == 0 || Sl.Microbatch == N - 1)
+        Out.push_back({Sl, 1});
+    return Out;
+  }
+  auto Add = [&](int64_t Mb, int64_t Count, double &At) {
+    for (bool B : {false, true}) {
+      double D = 0;
+      for (const Run &R : B ? Bwd0 : Fwd0)
+        if (M.statement(R.Stmt).Ph != Phase::Sync)
+          D += time(R.Stmt, B && Mb == 0) * double(R.Times) * double(Count);
+      Out.push_back({{0, 0, Mb, B, At, At + D}, Count});
+      At += D;
+    }
+  };
+  double At = 0;
+  if (!T.Aggregated) {
+    for (int64_t Mb = 0; Mb < N; ++Mb)
+      Add(Mb, 1, At);
+    return Out;
+  }
+  Add(0, 1, At);
+  if (N > 2)
+    Add(1, N - 2, At);
+  if (N > 1)
+    Add(N - 1, 1, At);
+  return Out;
+}
+
+/// Aggregated with a pipeline: per stage, one span from the first middle
+/// microbatch's slice to the last's, on its own thread.
+void Builder::spans(const StepSummary &S) {
+  int64_t N = S.Microbatches;
+  if (!T.Aggregated || !S.Pipeline || N <= 2)
+    return;
+  std::vector<double> From(T.Stages, INFINITY), To(T.Stages, 0);
+  for (const PipelineSlice &Sl : S.Pipeline->Slices)
+    if (Sl.Microbatch > 0 && Sl.Microbatch < N - 1) {
+      From[Sl.Stage] = std::min(From[Sl.Stage], Sl.Start);
+      To[Sl.Stage] = std::max(To[Sl.Stage], Sl.End);
+    }
+  for (unsigned Sg = 0; Sg < T.Stages; ++Sg) {
+    TimelineSlice Span;
+    Span.What = TimelineSlice::Group;
+    Span.Stage = Sg;
+    Span.Microbatch = 1;
+    Span.Microbatches = N - 2;
+    Span.Span = true;
+    Span.Start = From[Sg];
+    Span.Duration = To[Sg] - From[Sg];
+    add(Span);
   }
 }
 
@@ -202,37 +352,33 @@ Timeline Builder::build() {
   int64_t Q = int64_t(P) * (PI ? PI->Chunks : 1);
   T.Stages = P;
   CommFree.assign(P, 0);
-  // What each virtual stage runs per microbatch (COST-MODEL.md §6.3).
-  std::vector<std::vector<unsigned>> Fwd(Q), Bwd(Q);
-  for (int64_t Vq = 0; Vq < Q; ++Vq)
-    stageStatements(Part, unsigned(Vq % P), unsigned(Vq / P), Q, Fwd[Vq],
-                    Bwd[Vq]);
-  // The schedule's slices: simulated with a pipeline; otherwise each
-  // microbatch's forward, then its backward.
-  std::vector<PipelineSlice> Slices;
-  if (PI) {
-    Slices = PI->Slices;
-  } else {
-    double At = 0;
-    for (int64_t Mb = 0; Mb < S.Microbatches; ++Mb)
-      for (bool B : {false, true}) {
-        double D = 0;
-        for (unsigned St : B ? Bwd[0] : Fwd[0])
-          if (M.statement(St).Ph != Phase::Sync)
-            D += time(St, B && Mb == 0);
-        Slices.push_back({0, 0, Mb, B, At, At + D});
-        At += D;
-      }
+  // What each virtual stage runs per microbatch (COST-MODEL.md §6.3),
+  // first aggregated to count the events, then one by one if they fit.
+  std::vector<Runs> Fwd(Q), Bwd(Q);
+  for (bool Agg : {true, false}) {
+    for (int64_t Vq = 0; Vq < Q; ++Vq) {
+      Fwd[Vq].clear(), Bwd[Vq].clear();
+      stageStatements(Part, unsigned(Vq % P), unsigned(Vq / P), Q, Fwd[Vq],
+                      Bwd[Vq], Agg);
+    }
+    if (Agg) {
+      T.FullEvents = fullEvents(S, Fwd, Bwd);
+      T.Aggregated = T.FullEvents > TraceEventLimit;
+      if (T.Aggregated)
+        break;
+    }
   }
+  std::vector<Drawn> Slices = slices(S, Fwd[0], Bwd[0]);
   // With `sync = after_backward` a stage's syncs queue from its last
   // backward slice's end (ScheduleStep agrees).
   if (C.config().Train->SyncAfterBackward)
-    for (const PipelineSlice &Sl : Slices)
-      if (Sl.Backward)
-        CommFree[Sl.Stage] = std::max(CommFree[Sl.Stage], Sl.End);
-  for (const PipelineSlice &Sl : Slices) {
+    for (const Drawn &D : Slices)
+      if (D.Sl.Backward)
+        CommFree[D.Sl.Stage] = std::max(CommFree[D.Sl.Stage], D.Sl.End);
+  for (const Drawn &D : Slices) {
+    const PipelineSlice &Sl = D.Sl;
     int64_t Vq = int64_t(Sl.Chunk) * P + Sl.Stage;
-    double At = fill(Sl, Sl.Backward ? Bwd[Vq] : Fwd[Vq], S.Microbatches);
+    double At = fill(D, Sl.Backward ? Bwd[Vq] : Fwd[Vq], S.Microbatches);
     // A pipeline's send ends the slice: forward to the next virtual stage,
     // the gradient back to the previous one.
     if (PI && (Sl.Backward ? Vq > 0 : Vq + 1 < Q)) {
@@ -247,6 +393,7 @@ Timeline Builder::build() {
       add(Send);
     }
   }
+  spans(S);
   optimizer(*C.Tables.Partition, S.TPipe + S.TSyncExposed);
   return std::move(T);
 }

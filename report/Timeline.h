@@ -36,14 +36,31 @@ struct TimelineSlice {
   int64_t Microbatch = -1;    ///< -1: not one microbatch's
   unsigned Chunk = 0;         ///< the interleaved schedule's chunk
   bool BackwardSlice = false; ///< a Microbatch slice: its backward
+  /// Past the event limit: the runs a statement's slice stands for (its
+  /// repeats' iterations times the microbatches), the microbatches a group
+  /// stands for, and whether it is a stage's span of the middle microbatches
+  /// (drawn on a third thread, as it overlaps the drawn ones).
+  int64_t Runs = 1;
+  int64_t Microbatches = 1;
+  bool Span = false;
   double Start = 0, Duration = 0;
 };
 llvm::StringRef timelineKindName(TimelineSlice::Kind K);
+
+/// The most events a trace draws one by one (docs/trace.md): past it each
+/// repeat's body is drawn once, standing for all its iterations, and only a
+/// step's first and last microbatches are drawn, the others aggregated, so
+/// the trace stays small and still ends at the step time.
+constexpr int64_t TraceEventLimit = 1000000;
 
 struct Timeline {
   unsigned Stages = 1;
   double End = 0;
   std::vector<TimelineSlice> Slices;
+  /// The events the trace would have drawn one by one (at most 2^63 - 1),
+  /// and whether that was past TraceEventLimit so it was aggregated.
+  int64_t FullEvents = 0;
+  bool Aggregated = false;
 };
 
 /// Lays out the costed program \p C (after schedule-step for a training

@@ -23,6 +23,7 @@
 #include "ir/IR.h"
 #include "passes/Pipeline.h"
 #include "report/Report.h"
+#include "report/Timeline.h"
 #include "shardc/Config.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -277,12 +278,20 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
       printJsonEntry(*Json, OS);
       Json->Compile = nullptr;
     } else if (O.Format == OutputFormat::Trace) {
-      // A trace is always a trace: no mesh, no timeline (and no text).
+      // A trace is always a trace: no mesh, an empty timeline (and a note,
+      // as text and JSON succeed on it too).
       if (!C) {
-        driverError() << "nothing to trace: the program declares no mesh\n";
-        return ExitInputErrors;
+        llvm::WithColor::note(llvm::errs(), "shardc")
+            << "no mesh declared: nothing to trace (the trace is empty)\n";
+        printEmptyTraceReport(OS);
+        break;
       }
-      printTraceReport(*C, OS);
+      TraceSummary Drawn = printTraceReport(*C, OS);
+      if (Drawn.Aggregated)
+        llvm::WithColor::warning(llvm::errs(), "shardc")
+            << "the trace would have " << Drawn.FullEvents
+            << " events, more than its limit of " << TraceEventLimit
+            << ": repeats and microbatches are aggregated (docs/trace.md)\n";
     } else if (C) {
       printTextReport(*C, OS);
     } else {
