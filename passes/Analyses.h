@@ -4,7 +4,7 @@
 // keyed by statement or by the lowered module's op ids, and the report, the
 // annotated IR printer and the re-cost API read the tables. Plans are kept
 // as data (which step, on which value, over which axes, at what time); the
-// sentences the report prints are rendered from them (Describe.h).
+// sentences the report prints are rendered from them (report/Describe.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PASSES_ANALYSES_H

@@ -17,6 +17,7 @@
 #include "passes/Analyses.h"
 #include "passes/Placement.h"
 #include "llvm/Support/Error.h"
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,8 +94,10 @@ std::vector<std::string> passNames();
 
 struct PipelineOptions {
   bool VerifyEach = false;
-  /// Print the IR after these passes ("all" for every pass).
+  /// Print the IR after these passes ("all" for every pass), with
+  /// \c PrintIR (the report layer's printAnnotated, in the driver).
   std::vector<std::string> PrintAfter;
+  std::function<void(const MeshCompile &, llvm::raw_ostream &)> PrintIR;
 };
 
 /// Runs the pipeline on \p C. Returns llvm::Error::success() when it ran;
@@ -119,11 +122,6 @@ compile(const Module &Checked, const Layout &L, DiagnosticEngine &Diags);
 llvm::Expected<std::unique_ptr<MeshCompile>>
 compileForMesh(const Module &Checked, const MeshSpec &Mesh,
                DiagnosticEngine &Diags);
-
-/// Prints \p C's lowered module with what the tables know of each op:
-/// remarks always, costs when \p WithCosts.
-void printAnnotated(const MeshCompile &C, llvm::raw_ostream &OS,
-                    bool WithCosts);
 
 } // namespace shardc
 

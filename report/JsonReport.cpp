@@ -6,8 +6,8 @@
 // object, so the output is stable and diffable.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Describe.h"
 #include "passes/SwitchedNetwork.h"
+#include "report/Describe.h"
 #include "report/JsonWriter.h"
 #include "report/Report.h"
 #include "llvm/Support/raw_ostream.h"

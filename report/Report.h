@@ -23,6 +23,12 @@ namespace shardc {
 constexpr unsigned JsonVersion = 2;
 
 void printTextReport(const MeshCompile &C, llvm::raw_ostream &OS);
+
+/// Prints \p C's lowered module (the program before insert-collectives)
+/// with what the tables know of each op: remarks always, costs when
+/// \p WithCosts (report/AnnotatedIR.cpp).
+void printAnnotated(const MeshCompile &C, llvm::raw_ostream &OS,
+                    bool WithCosts);
 /// What a trace drew: whether it was past its event limit and aggregated,
 /// and the events it would have had.
 struct TraceSummary {

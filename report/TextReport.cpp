@@ -4,7 +4,7 @@
 // the totals and one sentence naming the dominant bottleneck.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Describe.h"
+#include "report/Describe.h"
 #include "report/Report.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"

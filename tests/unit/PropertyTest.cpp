@@ -14,8 +14,8 @@
 //  - the output is byte-identical across runs of the same input.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Describe.h"
 #include "passes/Placement.h"
+#include "report/Describe.h"
 #include "shardc/Config.h"
 #include "support/Format.h"
 #include "tests/support/CompileInProcess.h"

@@ -227,6 +227,9 @@ std::unique_ptr<MeshCompile> runPasses(const Module &M, DiagnosticEngine &Diags,
   PipelineOptions P;
   P.VerifyEach = O.VerifyEach;
   P.PrintAfter = O.PrintIRAfter;
+  P.PrintIR = [](const MeshCompile &C, llvm::raw_ostream &OS) {
+    printAnnotated(C, OS, /*WithCosts=*/true);
+  };
   auto C = std::make_unique<MeshCompile>(M, M.mesh());
   if (llvm::Error E = runPipeline(*C, Diags, P, Dumps)) {
     std::string Msg = llvm::toString(std::move(E));

@@ -4,8 +4,8 @@
 // from the side tables' data: `slice 'B' over X, then AllReduce 'C' over X`.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_PASSES_DESCRIBE_H
-#define SHARDC_PASSES_DESCRIBE_H
+#ifndef SHARDC_REPORT_DESCRIBE_H
+#define SHARDC_REPORT_DESCRIBE_H
 
 #include "passes/Analyses.h"
 #include <string>
@@ -30,4 +30,4 @@ llvm::StringRef stepKindName(StepKind K);
 
 } // namespace shardc
 
-#endif // SHARDC_PASSES_DESCRIBE_H
+#endif // SHARDC_REPORT_DESCRIBE_H

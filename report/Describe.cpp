@@ -1,5 +1,5 @@
 //===- Describe.cpp - Plans and costs in words ----------------------------===//
-#include "passes/Describe.h"
+#include "report/Describe.h"
 #include "support/Format.h"
 #include "llvm/ADT/StringExtras.h"
 #include <fmt/format.h>
