@@ -99,6 +99,20 @@ bool naturalType(const ContractionShape &C, ContractionPlan &P) {
   return P.Natural.axesDistinct();
 }
 
+/// True when every type the plan passes through divides evenly on \p M:
+/// the local product's operands and result, and each step's result. A plan
+/// through an uneven intermediate would be priced on a fractional shard
+/// (and fail the IR verifier), so without padding it is no candidate.
+bool allEven(const ContractionPlan &P, const MeshSpec &M) {
+  if (!P.L.isEven(M) || !P.R.isEven(M) || !P.Natural.isEven(M))
+    return false;
+  for (const ReshardSteps *Steps : {&P.LSteps, &P.RSteps, &P.OutSteps})
+    for (const ReshardStep &S : *Steps)
+      if (!S.After.isEven(M))
+        return false;
+  return true;
+}
+
 std::optional<ContractionPlan> makePlan(const ContractionShape &C,
                                         llvm::ArrayRef<Decision> Ds,
                                         llvm::ArrayRef<unsigned> Pick,
@@ -118,6 +132,8 @@ std::optional<ContractionPlan> makePlan(const ContractionShape &C,
   P.LSteps = std::move(*LS);
   P.RSteps = std::move(*RS);
   P.OutSteps = std::move(*OS);
+  if (EvenOn && !allEven(P, *EvenOn))
+    return std::nullopt;
   return P;
 }
 

@@ -32,12 +32,15 @@ struct ContractionShape {
 
 /// Calls \p F on every valid plan, in a fixed order (so ties between equally
 /// cheap plans break the same way on every run). \p EvenOn orders each
-/// plan's steps as planReshard does.
+/// plan's steps as planReshard does and drops the plans with a type that
+/// does not divide evenly on it (without padding no such plan is priced).
 void forEachContractionPlan(
     const ContractionShape &C, const MeshSpec *EvenOn,
     llvm::function_ref<void(const ContractionPlan &)> F);
 
-/// True when at least one plan computes the contraction.
+/// True when at least one plan computes the contraction, whatever the
+/// mesh: on a given mesh without padding, every plan may still go through
+/// an uneven type, which the passes report at the op.
 bool hasContractionPlan(const ContractionShape &C);
 
 } // namespace shardc

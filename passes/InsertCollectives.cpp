@@ -412,6 +412,16 @@ void InsertCollectives::contraction(const ContractionOp &O) {
   forEachContractionPlan(Shape, evenOn(), [&](const ContractionPlan &P) {
     keepBestTwo(price(O, P), Best, Second);
   });
+  if (!Best && evenOn() && hasContractionPlan(Shape)) {
+    // Every plan passes through a type this mesh does not divide: a user
+    // error (allow_padding would price the padding), reported at the op.
+    const Module &M = C->program();
+    Diags->report(O.loc(), diag::NoContractionPlan,
+                  M.typeStr(O.result()->type()), M.typeStr(Shape.L),
+                  M.typeStr(Shape.R));
+    Failed = true;
+    return;
+  }
   if (!Best)
     return noPlan(O, "a contraction");
   const ContractionPlan &P = Best->Plan;
