@@ -132,6 +132,21 @@ bool classify(const ShardType &From, const ShardType &To,
   return true;
 }
 
+/// Replaces the first AllToAll of \p Queue by an AllGather off its source
+/// dim and a slice onto its destination: gathers keep a type even, and the
+/// slices after them only add axes the (even) target has, so every step of
+/// that order divides. False when no AllToAll is left.
+bool splitAllToAll(llvm::SmallVectorImpl<Pending> &Queue) {
+  auto *A = llvm::find_if(
+      Queue, [](const Pending &P) { return P.Kind == StepKind::AllToAll; });
+  if (A == Queue.end())
+    return false;
+  Pending Slice{StepKind::Slice, A->DstDim, -1, A->Axes};
+  *A = Pending{StepKind::AllGather, A->Dim, -1, A->Axes};
+  Queue.push_back(std::move(Slice));
+  return true;
+}
+
 } // namespace
 
 std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
@@ -144,7 +159,8 @@ std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
   // would not divide evenly waits for one that keeps it even: slicing
   // N_{Z,W} by Y before gathering Z and W can leave N_{Z,W,Y} uneven, and
   // the costs would count padding nobody asked for. When no step keeps it
-  // even the preferred order stands.
+  // even an AllToAll becomes a gather and a slice (splitAllToAll); when
+  // none is left the preferred order stands.
   ReshardSteps Steps;
   ShardType Cur = From;
   while (!Queue.empty()) {
@@ -152,12 +168,15 @@ std::optional<ReshardSteps> shardc::planReshard(const ShardType &From,
       const Pending &P = Queue[I];
       return applyStep(P.Kind, Cur, P.Axes, P.Dim, P.DstDim);
     };
-    size_t Pick = 0;
+    size_t Pick = Queue.size();
     for (size_t I = 0; EvenOn && I < Queue.size(); ++I)
       if (Try(I).isEven(*EvenOn)) {
         Pick = I;
         break;
       }
+    if (EvenOn && Pick == Queue.size() && splitAllToAll(Queue))
+      continue;
+    Pick = Pick == Queue.size() ? 0 : Pick;
     const Pending &P = Queue[Pick];
     ShardType Next = Try(Pick);
     Steps.push_back({P.Kind, P.Axes, P.Dim, P.DstDim, Cur, Next});

@@ -53,7 +53,8 @@ ShardType applyStep(StepKind K, const ShardType &In,
 /// when no sequence can (the target is unreduced over an axis the source is
 /// not). They move \p From's dtype; a change of dtype is planConversions'.
 /// With \p EvenOn (the mesh, when padding is not allowed) the steps are
-/// ordered so that every intermediate type divides evenly on it.
+/// ordered so that every intermediate type divides evenly on it, an
+/// AllToAll that no order keeps even becoming an AllGather and a slice.
 std::optional<ReshardSteps> planReshard(const ShardType &From,
                                         const ShardType &To,
                                         const MeshSpec *EvenOn = nullptr);
