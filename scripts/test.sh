@@ -16,6 +16,7 @@ bash scripts/setup.sh
 cmake -S . -B build -G Ninja -DSHARDC_WERROR=ON
 cmake --build build
 ctest --test-dir build --output-on-failure
+echo "scripts/test.sh: set-up, build and unit + lit suites took ${SECONDS} s"
 if [ "${1:-}" = "--quick" ]; then
   exit 0
 fi
@@ -33,5 +34,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 bash fuzz/run.sh 60
 
 # set -e stopped at the first failure; reaching here means all four passed.
+echo "scripts/test.sh: everything took ${SECONDS} s"
 echo "scripts/test.sh: suites and fuzzers:"
 echo "4 passed, 0 failed"
