@@ -15,7 +15,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
-#include <regex>
 
 using namespace shardc;
 using namespace shardc::testgen;
@@ -68,9 +67,15 @@ std::string readExample(const std::string &Name) {
 /// \p Source with its `mesh M = C[...]` declaration (at the start of a
 /// line, not in a comment) written as \p Mesh.
 std::string withMesh(const std::string &Source, const std::string &Mesh) {
-  static const std::regex Decl(R"(\nmesh (\w+) = \w+\[[^\]]*\];)");
-  return std::regex_replace(Source, Decl, "\nmesh $1 = " + Mesh + ";",
-                            std::regex_constants::format_first_only);
+  // Plain string search: GCC 12's -O2 sanitizer build warns inside
+  // <regex> (-Wmaybe-uninitialized), which -Werror makes fatal.
+  size_t At = Source.find("\nmesh ");
+  size_t Eq = Source.find(" = ", At);
+  size_t End = Source.find("];", Eq);
+  if (At == std::string::npos || Eq == std::string::npos ||
+      End == std::string::npos)
+    return Source;
+  return Source.substr(0, Eq + 3) + Mesh + Source.substr(End + 1);
 }
 
 struct ExampleCase {
