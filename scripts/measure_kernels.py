@@ -1,0 +1,578 @@
+#!/usr/bin/env python3
+"""Measures the components shardc's chip presets need, on one GPU.
+
+shardc prices a step from component figures: how fast a GEMM of a given
+shape runs, how fast fused attention runs, what bandwidth a memory-bound
+kernel reaches. This script measures those on the GPU it runs on and writes
+the sweeps `shardc calibrate` and scripts/fit_gemm.py read:
+
+  gemm.csv         m,n,k,batch,dtype,time_s,...  one row per GEMM shape
+  attention.csv    fused attention forward and backward, by sequence and
+                   head dimension, causal or not, per kernel backend
+  elementwise.csv  memory-bound kernels (norms, activations, dropout, adds,
+                   softmax, the optimizer's passes) with the bytes they move
+  meta.json        the GPU, driver, CUDA, cuBLAS/cuDNN and PyTorch versions,
+                   clocks and the date: a measurement is only as good as the
+                   record of where it was taken
+
+Which GEMM shapes: those of the transformer models shardc ships examples
+and validation files for (forward, dgrad and wgrad of each projection at the
+tensor-parallel degree and microbatch the file uses), a seeded grid around
+them for fitting, and -- with --from-json REPORT -- every GEMM a shardc JSON
+report lists (`shardc --format=json FILE > REPORT`), so the sweep covers the
+shapes of your own `.shard` file. --shapes CSV adds rows `m,n,k,batch`.
+
+How it times: every kernel is run a few times to warm up (cuBLAS picks its
+algorithm, caches fill), then timed one launch at a time between CUDA events,
+and the MEDIAN of the timed launches is written (with the 10th and 90th
+percentiles beside it). Inputs are random (never zeros: they run faster),
+and small GEMMs rotate through enough input copies to defeat the L2 cache,
+as a training step's GEMMs find their operands in HBM.
+
+Needs PyTorch with CUDA only to measure; `--dry-run` lists what would be
+measured and needs neither (the tests use it). Example:
+
+  python3 scripts/measure_kernels.py --out sweeps/ --budget 300
+  shardc --format=json my.shard > my.json
+  python3 scripts/measure_kernels.py --from-json my.json --only gemm --out mine/
+"""
+import argparse
+import csv
+import datetime
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+# The dense transformers of shardc's examples and validation files: hidden
+# E, FFN F, heads N, KV heads, head dim H, vocabulary V, tensor parallelism
+# t, tokens per microbatch per model-parallel group, gated FFN (SwiGLU).
+MODELS = [
+    # name, E, F, N, KV, H, V, t, tokens, gated
+    ("megatron-22b", 6144, 24576, 64, 64, 96, 51200, 8, 4 * 2048, False),
+    ("megatron-175b", 12288, 49152, 96, 96, 128, 51200, 8, 2048, False),
+    ("megatron-530b", 20480, 81920, 128, 128, 160, 51200, 8, 2048, False),
+    ("megatron-1t", 25600, 102400, 160, 160, 160, 51200, 8, 2048, False),
+    ("narayanan-1.7b", 2304, 9216, 24, 24, 96, 51200, 1, 16 * 2048, False),
+    ("narayanan-3.6b", 3072, 12288, 32, 32, 96, 51200, 2, 16 * 2048, False),
+    ("narayanan-7.5b", 4096, 16384, 32, 32, 128, 51200, 4, 16 * 2048, False),
+    ("narayanan-18b", 6144, 24576, 48, 48, 128, 51200, 8, 8 * 2048, False),
+    ("narayanan-39b", 8192, 32768, 64, 64, 128, 51200, 8, 4 * 2048, False),
+    ("narayanan-76b", 10240, 40960, 80, 80, 128, 51200, 8, 2 * 2048, False),
+    ("narayanan-310b", 16384, 65536, 128, 128, 128, 51200, 8, 2048, False),
+    ("llama3-8b", 4096, 14336, 32, 8, 128, 128256, 1, 8192, True),
+    ("llama3-70b", 8192, 28672, 64, 8, 128, 128256, 8, 8192, True),
+    ("llama3-405b", 16384, 53248, 128, 8, 128, 128256, 8, 8192, True),
+]
+
+
+def ceil_div(a, b):
+    return -(-a // b)
+
+
+def model_gemms(name, e, f, n, kv, h, v, t, tokens, gated):
+    """Forward, dgrad and wgrad GEMMs of one layer (and the head) per chip.
+
+    Forward y[T, out] = x[T, in] . W[out, in]^T is a GEMM M = T, N = out,
+    K = in ("nt", as torch's linear runs it). Its dgrad dx = dy . W is
+    M = T, N = in, K = out ("nn"); its wgrad dW = dy^T . x is M = out,
+    N = in, K = T ("tn").
+    """
+    qkv = (n + 2 * kv) * h // t
+    proj_in = n * h // t
+    ffn_out = (2 if gated else 1) * f // t
+    projections = [
+        ("qkv", e, qkv),
+        ("attn-out", proj_in, e),
+        ("fc1", e, ffn_out),
+        ("fc2", f // t, e),
+        ("head", e, ceil_div(v, t)),
+    ]
+    rows = []
+    for proj, fan_in, fan_out in projections:
+        base = f"{name}/{proj}"
+        rows.append((tokens, fan_out, fan_in, 1, "nt", base + "/fwd"))
+        rows.append((tokens, fan_in, fan_out, 1, "nn", base + "/dgrad"))
+        rows.append((fan_out, fan_in, tokens, 1, "tn", base + "/wgrad"))
+    # Unfused attention's two batched GEMMs per head: scores = Q K^T
+    # (M = N = S, K = H) and context = P V (M = S, N = H, K = S).
+    seq = 2048 if name.startswith(("megatron", "narayanan")) else 8192
+    if seq * seq * (n // t) * (tokens // seq) * 2 <= 8 << 30:
+        batch = (n // t) * max(1, tokens // seq)
+        rows.append((seq, seq, h, batch, "nt", f"{name}/scores/fwd"))
+        rows.append((seq, h, seq, batch, "nn", f"{name}/context/fwd"))
+    return rows
+
+
+def grid_gemms(count, seed):
+    """A seeded spread of shapes for fitting: log-uniform M, N, K, half of
+    them off the 128 grid, so that tile quantization shows."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(count):
+        dims = []
+        for lo, hi in ((256, 32768), (256, 32768), (256, 32768)):
+            x = int(math.exp(rng.uniform(math.log(lo), math.log(hi))))
+            x = max(16, (x // 16) * 16) if i % 2 else max(128, (x // 128) * 128)
+            dims.append(x)
+        m, n, k = dims
+        while 2.0 * m * n * k > 4e12:  # keep each launch under ~5 ms
+            k = max(256, k // 2)
+            if 2.0 * m * n * k > 4e12:
+                m = max(256, m // 2)
+        rows.append((m, n, k, 1, "nt", f"grid/{i}"))
+    return rows
+
+
+def json_gemms(path):
+    """Every object with m, n and k in a shardc JSON report, wherever it sits
+    (forward ops and backward GEMMs alike), in document order, labelled with
+    the nearest enclosing `name`."""
+    with open(path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    rows = []
+
+    def walk(node, name):
+        if isinstance(node, dict):
+            name = str(node.get("name", name))
+            if all(isinstance(node.get(key), int) for key in ("m", "n", "k")):
+                batch = node.get("batch", 1) or 1
+                rows.append((node["m"], node["n"], node["k"], batch, "nt",
+                             f"{os.path.basename(path)}/{name}"))
+            for value in node.values():
+                walk(value, name)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, name)
+
+    walk(doc, "json")
+    return rows
+
+
+def csv_gemms(path):
+    rows = []
+    with open(path, encoding="utf-8", newline="") as fh:
+        for line_no, rec in enumerate(csv.DictReader(fh), start=2):
+            try:
+                rows.append((int(rec["m"]), int(rec["n"]), int(rec["k"]),
+                             int(rec.get("batch") or 1), "nt",
+                             f"{os.path.basename(path)}:{line_no}"))
+            except (KeyError, ValueError) as err:
+                sys.exit(f"{path}:{line_no}: error: a shape row needs integer "
+                         f"m, n, k (and optionally batch): {err}")
+    return rows
+
+
+def dedupe(rows):
+    seen, out = set(), []
+    for row in rows:
+        key = row[:5]
+        if key not in seen and all(x > 0 for x in row[:4]):
+            seen.add(key)
+            out.append(row)
+    return out
+
+
+ATTENTION = [
+    # (sequence, head dim, causal): 16k tokens per batch and hidden 2048, the
+    # setting of the FlashAttention-2 paper's kernel benchmarks.
+    (s, d, c) for d in (64, 128) for s in (512, 1024, 2048, 4096, 8192, 16384)
+    for c in (False, True)
+]
+
+ELEMENTWISE_SIZES = [(8192, 4096), (8192, 8192), (16384, 12288)]
+
+# ---------------------------------------------------------------------------
+# Timing (PyTorch from here on)
+# ---------------------------------------------------------------------------
+
+
+def time_launches(torch, fn, target_s=0.03, warmup=3, lo=5, hi=100):
+    """Median, p10 and p90 seconds of single launches timed with events."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    guess = max(time.perf_counter() - t0, 1e-6)
+    iters = int(min(hi, max(lo, target_s / guess)))
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    for i in range(iters):
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    times = sorted(s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends))
+    pick = lambda q: times[min(len(times) - 1, int(q * len(times)))]
+    return statistics.median(times), pick(0.1), pick(0.9), iters
+
+
+class Writer:
+    """A CSV written row by row and flushed, so a run stopped at its time
+    limit still leaves what it measured."""
+
+    def __init__(self, path, columns):
+        self.fh = open(path, "w", encoding="utf-8", newline="")
+        self.out = csv.DictWriter(self.fh, fieldnames=columns,
+                                  lineterminator="\n")
+        self.out.writeheader()
+        self.count = 0
+
+    def row(self, **values):
+        self.out.writerow(values)
+        self.fh.flush()
+        self.count += 1
+
+
+def rotation(nbytes, l2_bytes):
+    """How many input copies keep the operands out of L2 between launches."""
+    return int(min(16, max(1, ceil_div(3 * l2_bytes, max(nbytes, 1)))))
+
+
+def gemm_runner(torch, m, n, k, batch, layout, dtype, l2_bytes):
+    dev = "cuda"
+    fp8 = dtype.startswith("fp8")
+    store = torch.bfloat16
+    elem = 1 if fp8 else 2
+    copies = rotation(elem * batch * (m * k + n * k), l2_bytes)
+
+    def rand(*shape):
+        return torch.randn(*shape, device=dev, dtype=store)
+
+    if fp8:
+        a_type = torch.float8_e5m2 if dtype == "fp8_e5m2" else torch.float8_e4m3fn
+        one = torch.tensor(1.0, device=dev, dtype=torch.float32)
+        sets = [(rand(m, k).to(a_type), rand(n, k).to(torch.float8_e4m3fn))
+                for _ in range(copies)]
+        state = {"i": 0}
+
+        def run():
+            a, b = sets[state["i"] % copies]
+            state["i"] += 1
+            torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
+                             out_dtype=torch.bfloat16)
+        return run
+
+    if batch > 1:
+        sets = [(rand(batch, m, k), rand(batch, k, n)) for _ in range(copies)]
+        op = torch.bmm
+    elif layout == "nt":
+        sets = [(rand(m, k), rand(n, k)) for _ in range(copies)]
+        op = torch.nn.functional.linear
+    elif layout == "nn":
+        sets = [(rand(m, k), rand(k, n)) for _ in range(copies)]
+        op = torch.matmul
+    else:  # "tn": dW = dy^T . x with dy stored [K, M]
+        sets = [(rand(k, m), rand(k, n)) for _ in range(copies)]
+        op = lambda a, b: torch.matmul(a.t(), b)
+    state = {"i": 0}
+
+    def run():
+        a, b = sets[state["i"] % copies]
+        state["i"] += 1
+        op(a, b)
+    return run
+
+
+def measure_gemms(torch, rows, dtypes, out_dir, deadline, log):
+    props = torch.cuda.get_device_properties(0)
+    l2 = getattr(props, "L2_cache_size", 50 << 20)
+    w = Writer(os.path.join(out_dir, "gemm.csv"),
+               ["m", "n", "k", "batch", "dtype", "time_s", "p10_s", "p90_s",
+                "iters", "tflops", "layout", "source", "label"])
+    for dtype in dtypes:
+        for m, n, k, batch, layout, label in rows:
+            if time.time() > deadline:
+                log(f"gemm: time budget spent, {dtype} stopped at {label}")
+                break
+            if dtype.startswith("fp8") and (batch > 1 or m % 16 or n % 16 or k % 16):
+                continue  # _scaled_mm takes 2-D operands, dims multiple of 16
+            try:
+                run = gemm_runner(torch, m, n, k, batch, layout, dtype, l2)
+                med, p10, p90, iters = time_launches(torch, run)
+                del run
+            except Exception as err:  # one shape's failure is not the run's
+                log(f"gemm {dtype} {label} {m}x{n}x{k}x{batch}: {err!r}")
+                torch.cuda.empty_cache()
+                continue
+            flops = 2.0 * m * n * k * batch
+            w.row(m=m, n=n, k=k, batch=batch, dtype=dtype.split("_")[0],
+                  time_s=f"{med:.9g}", p10_s=f"{p10:.9g}", p90_s=f"{p90:.9g}",
+                  iters=iters, tflops=f"{flops / med / 1e12:.2f}",
+                  layout=layout if dtype == "bf16" else dtype,
+                  source="measure_kernels.py", label=label)
+        torch.cuda.empty_cache()
+    log(f"gemm: {w.count} rows")
+
+
+def measure_attention(torch, out_dir, deadline, log):
+    F = torch.nn.functional
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    backends = [("flash", SDPBackend.FLASH_ATTENTION),
+                ("cudnn", SDPBackend.CUDNN_ATTENTION)]
+    w = Writer(os.path.join(out_dir, "attention.csv"),
+               ["seq", "head_dim", "heads", "batch", "causal", "backend",
+                "pass", "time_s", "p10_s", "p90_s", "flops_full",
+                "flops_executed", "tflops_executed", "iters"])
+    for seq, hd, causal in ATTENTION:
+        if time.time() > deadline:
+            log("attention: time budget spent")
+            break
+        heads, batch = 2048 // hd, max(1, 16384 // seq)
+        # FLOPs of the two matmuls, forward: 4 b h s^2 d; causal executes half.
+        full = 4.0 * batch * heads * seq * seq * hd
+        executed = full / 2 if causal else full
+        for bname, backend in backends:
+            try:
+                q, k, v = (torch.randn(batch, heads, seq, hd, device="cuda",
+                                       dtype=torch.bfloat16, requires_grad=True)
+                           for _ in range(3))
+                with sdpa_kernel([backend]):
+                    fwd = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                    out = fwd()
+                    dout = torch.randn_like(out)
+                    bwd = lambda: torch.autograd.grad(out, (q, k, v), dout,
+                                                      retain_graph=True)
+                    for pass_name, fn, mult in (("fwd", fwd, 1.0), ("bwd", bwd, 2.5)):
+                        med, p10, p90, iters = time_launches(torch, fn, lo=5, hi=40)
+                        w.row(seq=seq, head_dim=hd, heads=heads, batch=batch,
+                              causal=int(causal), backend=bname, **{"pass": pass_name},
+                              time_s=f"{med:.9g}", p10_s=f"{p10:.9g}",
+                              p90_s=f"{p90:.9g}", flops_full=f"{full * mult:.6g}",
+                              flops_executed=f"{executed * mult:.6g}",
+                              tflops_executed=f"{executed * mult / med / 1e12:.2f}",
+                              iters=iters)
+                del q, k, v, out, dout
+            except Exception as err:
+                log(f"attention {bname} s={seq} d={hd} causal={causal}: {err!r}")
+            torch.cuda.empty_cache()
+    log(f"attention: {w.count} rows")
+
+
+def elementwise_kernels(torch, rows, cols):
+    """(name, bytes moved at the least, callable) for one tensor size."""
+    F = torch.nn.functional
+    bf, f32 = torch.bfloat16, torch.float32
+    n = rows * cols
+    x = torch.randn(rows, cols, device="cuda", dtype=bf)
+    y = torch.randn(rows, cols, device="cuda", dtype=bf)
+    g = torch.randn(cols, device="cuda", dtype=bf)
+    b = torch.randn(cols, device="cuda", dtype=bf)
+    xr = x.detach().clone().requires_grad_(True)
+    ln = F.layer_norm(xr, (cols,), g, b)
+    rms = F.rms_norm(xr, (cols,), g)
+    ge = F.gelu(xr, approximate="tanh")
+    dy = torch.randn_like(x)
+    p32 = torch.randn(n, device="cuda", dtype=f32)
+    master = torch.randn(n, device="cuda", dtype=f32)
+    model = torch.empty(n, device="cuda", dtype=bf)
+    params = [torch.nn.Parameter(torch.randn(n // 4, device="cuda", dtype=f32))
+              for _ in range(4)]
+    for p in params:
+        p.grad = torch.randn_like(p)
+    adam = torch.optim.AdamW(params, lr=1e-4, fused=True)
+    adam.step()  # creates the moments
+    grad = lambda out: (lambda: torch.autograd.grad(out, xr, dy, retain_graph=True))
+    return [
+        ("copy", 4 * n, lambda: x.clone()),
+        ("add", 6 * n, lambda: x + y),
+        ("gelu_fwd", 4 * n, lambda: F.gelu(x, approximate="tanh")),
+        ("gelu_bwd", 6 * n, grad(ge)),
+        ("silu_mul", 6 * n, lambda: F.silu(x) * y),
+        ("dropout_fwd", 5 * n, lambda: F.dropout(x, 0.1, training=True)),
+        ("layernorm_fwd", 4 * n, lambda: F.layer_norm(x, (cols,), g, b)),
+        ("layernorm_bwd", 6 * n, grad(ln)),
+        ("rmsnorm_fwd", 4 * n, lambda: F.rms_norm(x, (cols,), g)),
+        ("rmsnorm_bwd", 6 * n, grad(rms)),
+        ("softmax_fwd", 4 * n, lambda: torch.softmax(x, dim=-1)),
+        ("zero_fill_fp32", 4 * n, lambda: p32.zero_()),
+        ("sumsq_fp32", 4 * n, lambda: torch.linalg.vector_norm(master)),
+        ("master_to_bf16", 6 * n, lambda: model.copy_(master)),
+        ("adamw_fused_fp32", 28 * n, lambda: adam.step()),
+    ]
+
+
+def measure_elementwise(torch, out_dir, deadline, log):
+    w = Writer(os.path.join(out_dir, "elementwise.csv"),
+               ["kernel", "rows", "cols", "elements", "bytes", "time_s",
+                "p10_s", "p90_s", "gbps", "iters"])
+    for rows, cols in ELEMENTWISE_SIZES:
+        if time.time() > deadline:
+            log("elementwise: time budget spent")
+            break
+        try:
+            kernels = elementwise_kernels(torch, rows, cols)
+        except Exception as err:
+            log(f"elementwise {rows}x{cols}: {err!r}")
+            continue
+        for name, nbytes, fn in kernels:
+            try:
+                med, p10, p90, iters = time_launches(torch, fn, lo=10, hi=100)
+            except Exception as err:
+                log(f"elementwise {name} {rows}x{cols}: {err!r}")
+                continue
+            w.row(kernel=name, rows=rows, cols=cols, elements=rows * cols,
+                  bytes=nbytes, time_s=f"{med:.9g}", p10_s=f"{p10:.9g}",
+                  p90_s=f"{p90:.9g}", gbps=f"{nbytes / med / 1e9:.1f}",
+                  iters=iters)
+        del kernels
+        torch.cuda.empty_cache()
+    log(f"elementwise: {w.count} rows")
+
+
+def command_output(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"unavailable: {err}"
+
+
+def write_meta(torch, out_dir, args, started):
+    props = torch.cuda.get_device_properties(0)
+    meta = {
+        "date_utc": started,
+        "gpu": props.name,
+        "sms": props.multi_processor_count,
+        "memory_bytes": props.total_memory,
+        "l2_bytes": getattr(props, "L2_cache_size", None),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version(),
+        "nvidia_smi": command_output(
+            ["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,"
+             "clocks.max.sm,clocks.mem,power.limit,temperature.gpu",
+             "--format=csv"]),
+        "python": sys.version.split()[0],
+        "argv": sys.argv[1:],
+        "timing": "median of single launches between CUDA events after 3 "
+                  "warm-ups; random inputs; L2-defeating input rotation",
+    }
+    try:
+        import ctypes
+        lib = ctypes.CDLL("libcublas.so." + str(torch.version.cuda).split(".")[0])
+        ver = ctypes.c_int()
+        lib.cublasGetProperty(0, ctypes.byref(ver))
+        major = ver.value
+        lib.cublasGetProperty(1, ctypes.byref(ver))
+        minor = ver.value
+        lib.cublasGetProperty(2, ctypes.byref(ver))
+        meta["cublas"] = f"{major}.{minor}.{ver.value}"
+    except Exception as err:
+        meta["cublas"] = f"unavailable: {err!r}"
+    with open(os.path.join(out_dir, "meta.json"), "w", encoding="utf-8") as fh:
+        json.dump(meta, fh, indent=2)
+        fh.write("\n")
+    return meta
+
+
+def gemm_rows(args):
+    rows = []
+    if not args.no_models:
+        for model in MODELS:
+            rows += model_gemms(*model)
+    rows += grid_gemms(args.grid, args.seed)
+    for path in args.from_json or []:
+        rows += json_gemms(path)
+    for path in args.shapes or []:
+        rows += csv_gemms(path)
+    return dedupe(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="sweeps", help="folder for the CSVs")
+    ap.add_argument("--budget", type=float, default=300,
+                    help="seconds of measuring before the sweeps stop early")
+    ap.add_argument("--only", choices=["gemm", "attention", "elementwise"],
+                    action="append", help="measure only these (repeatable)")
+    ap.add_argument("--dtypes", default="bf16,fp8_e4m3,fp8_e5m2",
+                    help="GEMM dtypes: bf16, fp8_e4m3 (forward), fp8_e5m2 "
+                         "(a gradient times an E4M3 weight)")
+    ap.add_argument("--grid", type=int, default=160,
+                    help="how many seeded grid shapes beside the models'")
+    ap.add_argument("--seed", type=int, default=20261127)
+    ap.add_argument("--no-models", action="store_true",
+                    help="leave out the built-in models' shapes")
+    ap.add_argument("--from-json", action="append",
+                    help="a shardc JSON report whose GEMMs to measure")
+    ap.add_argument("--shapes", action="append",
+                    help="a CSV of m,n,k[,batch] rows to measure")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="list what would be measured and stop (no GPU)")
+    args = ap.parse_args()
+    only = set(args.only or ["gemm", "attention", "elementwise"])
+    rows = gemm_rows(args)
+    dtypes = [d for d in args.dtypes.split(",") if d]
+    for d in dtypes:
+        if d not in ("bf16", "fp8_e4m3", "fp8_e5m2"):
+            sys.exit(f"error: --dtypes: unknown dtype '{d}' "
+                     "(bf16, fp8_e4m3 or fp8_e5m2)")
+    if args.dry_run:
+        if "gemm" in only:
+            for m, n, k, batch, layout, label in rows:
+                print(f"gemm {m} {n} {k} {batch} {layout} {label}")
+            print(f"# {len(rows)} GEMM shapes x {len(dtypes)} dtypes")
+        if "attention" in only:
+            print(f"# {len(ATTENTION)} attention settings x 2 backends x fwd/bwd")
+        if "elementwise" in only:
+            print(f"# elementwise kernels at {len(ELEMENTWISE_SIZES)} sizes")
+        return 0
+    try:
+        import torch
+    except ImportError:
+        sys.exit("error: measuring needs PyTorch with CUDA (--dry-run does not)")
+    if not torch.cuda.is_available():
+        sys.exit("error: PyTorch sees no CUDA GPU")
+    os.makedirs(args.out, exist_ok=True)
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    deadline = time.time() + args.budget
+    log_fh = open(os.path.join(args.out, "log.txt"), "w", encoding="utf-8")
+
+    def log(msg):
+        line = f"[{time.time() - (deadline - args.budget):7.1f}s] {msg}"
+        print(line, flush=True)
+        log_fh.write(line + "\n")
+        log_fh.flush()
+
+    # One small product first: cuBLAS loads lazily, and write_meta reads its
+    # version from the loaded library.
+    torch.ones(64, 64, device="cuda", dtype=torch.bfloat16) @ torch.ones(
+        64, 64, device="cuda", dtype=torch.bfloat16)
+    torch.cuda.synchronize()
+    meta = write_meta(torch, args.out, args, started)
+    log(f"{meta['gpu']} ({meta['sms']} SMs), torch {meta['torch']}, "
+        f"CUDA {meta['cuda']}, cuBLAS {meta['cublas']}")
+    torch.manual_seed(args.seed)
+    # Spread the budget: GEMMs first (the fit needs them most).
+    steps = [("elementwise", measure_elementwise, 0.10),
+             ("attention", measure_attention, 0.25),
+             ("gemm", None, 1.0)]
+    for name, fn, share in steps:
+        if name not in only:
+            continue
+        end = min(deadline, time.time() + share * args.budget) if fn else deadline
+        try:
+            if fn:
+                fn(torch, args.out, end, log)
+            else:
+                measure_gemms(torch, rows, dtypes, args.out, end, log)
+        except Exception:
+            log(f"{name}: failed\n{traceback.format_exc()}")
+    log("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
