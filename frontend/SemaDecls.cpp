@@ -144,6 +144,14 @@ void Sema::chip(const ChipDecl &D) {
   C.MatmulEfficiency =
       Props.number(PropId::Chip_matmul_efficiency, C.MatmulEfficiency);
   C.HbmEfficiency = Props.number(PropId::Chip_hbm_efficiency, C.HbmEfficiency);
+  auto Optional = [&](PropId Id, std::optional<double> &Out) {
+    if (Props.has(Id))
+      Out = Props.number(Id, 0);
+  };
+  Optional(PropId::Chip_elementwise_efficiency, C.ElementwiseEfficiency);
+  Optional(PropId::Chip_attention_efficiency, C.AttentionEfficiency);
+  Optional(PropId::Chip_attention_backward_efficiency,
+           C.AttentionBackwardEfficiency);
   Symbol S{SymKind::Chip, D.Name.Range, !Ok};
   S.Chip = &C;
   declare(D.Name, S);

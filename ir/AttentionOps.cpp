@@ -124,6 +124,7 @@ std::optional<OpWork> AttentionOp::work(const MeshSpec &M) const {
   W.Elt = Q.Elt;
   if (Fused) {
     W.HbmBytes += lseBytes(Q, M);
+    W.Class = OpWork::Kernel::FusedAttention;
     return W;
   }
   // Unfused: QK^T writes the scores and PV reads the probabilities; between
@@ -262,6 +263,7 @@ std::optional<OpWork> AttentionGradOp::work(const MeshSpec &M) const {
                 (K.localElements(M) + V.localElements(M)) * GradBytes;
   W.Matmul = true;
   W.Elt = Q.Elt;
+  W.Class = OpWork::Kernel::FusedAttentionGrad;
   return W;
 }
 

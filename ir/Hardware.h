@@ -41,6 +41,22 @@ struct ChipSpec {
   std::array<double, NumDTypes> VectorFlops{}; ///< non-matmul peak, FLOP/s
   double MatmulEfficiency = 1.0;
   double HbmEfficiency = 1.0;
+  /// Measured kernel rates, each unset until a preset writes it (then it
+  /// follows the figure it defaults to, also in a derived chip that changes
+  /// that figure): memory-bound kernels' share of hbm_bw (default
+  /// hbm_efficiency, a read kernel's), and fused attention's share of the
+  /// matmul peak, forward and backward (default matmul_efficiency).
+  std::optional<double> ElementwiseEfficiency;
+  std::optional<double> AttentionEfficiency, AttentionBackwardEfficiency;
+
+  double elementwiseEfficiency() const {
+    return ElementwiseEfficiency.value_or(HbmEfficiency);
+  }
+  double attentionEfficiency(bool Backward) const {
+    const std::optional<double> &E =
+        Backward ? AttentionBackwardEfficiency : AttentionEfficiency;
+    return E.value_or(MatmulEfficiency);
+  }
 
   /// Matmul peak for \p T; 0 when the chip gives none.
   double matmulPeak(DType T) const { return Flops[unsigned(T)]; }

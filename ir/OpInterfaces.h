@@ -41,6 +41,11 @@ struct OpWork {
   double SerialBytes = 0;
   bool Matmul = false; ///< at the matmul peak (else the vector peak)
   DType Elt = DType::bf16;
+  /// Which measured kernel rate prices the work: a GEMM or memory-bound
+  /// kernel by the chip's general figures, fused attention by its own
+  /// (docs/cost-model.md §1, "Measured kernel rates").
+  enum class Kernel : uint8_t { General, FusedAttention, FusedAttentionGrad };
+  Kernel Class = Kernel::General;
 };
 
 /// How insert-collectives lowers a high-level op.

@@ -4,12 +4,33 @@
 
 using namespace shardc;
 
+/// The share of the matmul peak \p W's matmuls reach: fused attention's
+/// own measured rate, else the chip's GEMM efficiency.
+static double matmulEfficiency(const OpWork &W, const ChipSpec &C) {
+  switch (W.Class) {
+  case OpWork::Kernel::FusedAttention:
+    return C.attentionEfficiency(/*Backward=*/false);
+  case OpWork::Kernel::FusedAttentionGrad:
+    return C.attentionEfficiency(/*Backward=*/true);
+  case OpWork::Kernel::General:
+    break;
+  }
+  return C.MatmulEfficiency;
+}
+
 ComputeTime shardc::computeTime(const OpWork &W, const ChipSpec &C) {
   ComputeTime T;
-  T.TMath = W.Matmul ? W.Flops / (C.matmulPeak(W.Elt) * C.MatmulEfficiency)
+  T.TMath = W.Matmul ? W.Flops / (C.matmulPeak(W.Elt) * matmulEfficiency(W, C))
                      : W.Flops / C.vectorPeak(W.Elt);
-  T.THbm = W.HbmBytes / (C.HbmBw * C.HbmEfficiency);
-  T.TSerial = W.SerialBytes / (C.HbmBw * C.HbmEfficiency);
+  // A matmul's operands stream at a read kernel's rate (hbm_efficiency); a
+  // memory-bound kernel's bytes, and the softmax and dropout between
+  // unfused attention's matmuls, at the rate measured for such kernels.
+  double Elementwise = C.HbmBw * C.elementwiseEfficiency();
+  T.THbm = W.Matmul ? W.HbmBytes / (C.HbmBw * C.HbmEfficiency)
+                    : W.HbmBytes / Elementwise;
+  T.TSerial = W.SerialBytes / Elementwise;
+  if (W.Matmul && W.SerialBytes > 0)
+    T.THbm += T.TSerial - W.SerialBytes / (C.HbmBw * C.HbmEfficiency);
   return T;
 }
 

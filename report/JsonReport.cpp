@@ -45,10 +45,18 @@ peakDTypes(const std::array<double, NumDTypes> &Peaks) {
 
 void chipJson(OStream &J, const ChipSpec &C) {
   J.attributeObject("chip", [&] {
+    // The measured kernel rates, where the chip gives them (keys sorted).
+    if (C.AttentionEfficiency || C.AttentionBackwardEfficiency)
+      J.attributeObject("attention_efficiency", [&] {
+        J.attribute("backward", C.attentionEfficiency(true));
+        J.attribute("forward", C.attentionEfficiency(false));
+      });
     J.attributeObject("critical_intensity", [&] {
       for (DType T : peakDTypes(C.Flops))
         J.attribute(dtypeName(T), C.Flops[unsigned(T)] / C.HbmBw);
     });
+    if (C.ElementwiseEfficiency)
+      J.attribute("elementwise_efficiency", *C.ElementwiseEfficiency);
     J.attributeObject("flops", [&] {
       for (DType T : peakDTypes(C.Flops))
         J.attribute(dtypeName(T), C.Flops[unsigned(T)]);
