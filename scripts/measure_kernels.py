@@ -196,8 +196,32 @@ ELEMENTWISE_SIZES = [(8192, 4096), (8192, 8192), (16384, 12288)]
 # ---------------------------------------------------------------------------
 
 
+SLEEP_RATE = {}
+
+
+def sleep_cycles_per_s(torch):
+    """How many cycles of torch.cuda._sleep the GPU runs per second."""
+    if "rate" not in SLEEP_RATE:
+        torch.cuda._sleep(1000)
+        e0, e1 = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+        e0.record()
+        torch.cuda._sleep(20_000_000)
+        e1.record()
+        torch.cuda.synchronize()
+        SLEEP_RATE["rate"] = 20_000_000 / (e0.elapsed_time(e1) * 1e-3)
+    return SLEEP_RATE["rate"]
+
+
 def time_launches(torch, fn, target_s=0.03, warmup=3, lo=5, hi=100):
-    """Median, p10 and p90 seconds of single launches timed with events."""
+    """Median, p10 and p90 seconds of single launches timed with events,
+    the launch count, and how many launches found the GPU idle.
+
+    The GPU is held in a sleep kernel while the timed launches are queued,
+    so each starts the moment the one before it ends and its events time
+    the kernel, not the host's launch overhead (which a training step hides
+    by running ahead of the GPU, or with CUDA graphs). A launch that still
+    found the GPU idle before it (the queue ran dry) is counted as starved.
+    """
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -208,14 +232,18 @@ def time_launches(torch, fn, target_s=0.03, warmup=3, lo=5, hi=100):
     iters = int(min(hi, max(lo, target_s / guess)))
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(iters)]
+    # Enough sleep to queue every launch: ~100 us of host time each.
+    torch.cuda._sleep(int(sleep_cycles_per_s(torch) * (2e-3 + 1e-4 * iters)))
     for i in range(iters):
         starts[i].record()
         fn()
         ends[i].record()
     torch.cuda.synchronize()
     times = sorted(s.elapsed_time(e) * 1e-3 for s, e in zip(starts, ends))
+    starved = sum(ends[i].elapsed_time(starts[i + 1]) > 2e-3
+                  for i in range(iters - 1))
     pick = lambda q: times[min(len(times) - 1, int(q * len(times)))]
-    return statistics.median(times), pick(0.1), pick(0.9), iters
+    return statistics.median(times), pick(0.1), pick(0.9), iters, starved
 
 
 class Writer:
@@ -290,7 +318,7 @@ def measure_gemms(torch, rows, dtypes, out_dir, deadline, log):
     l2 = getattr(props, "L2_cache_size", 50 << 20)
     w = Writer(os.path.join(out_dir, "gemm.csv"),
                ["m", "n", "k", "batch", "dtype", "time_s", "p10_s", "p90_s",
-                "iters", "tflops", "layout", "source", "label"])
+                "iters", "starved", "tflops", "layout", "source", "label"])
     for dtype in dtypes:
         for m, n, k, batch, layout, label in rows:
             if time.time() > deadline:
@@ -300,7 +328,7 @@ def measure_gemms(torch, rows, dtypes, out_dir, deadline, log):
                 continue  # _scaled_mm takes 2-D operands, dims multiple of 16
             try:
                 run = gemm_runner(torch, m, n, k, batch, layout, dtype, l2)
-                med, p10, p90, iters = time_launches(torch, run)
+                med, p10, p90, iters, starved = time_launches(torch, run)
                 del run
             except Exception as err:  # one shape's failure is not the run's
                 log(f"gemm {dtype} {label} {m}x{n}x{k}x{batch}: {err!r}")
@@ -309,7 +337,8 @@ def measure_gemms(torch, rows, dtypes, out_dir, deadline, log):
             flops = 2.0 * m * n * k * batch
             w.row(m=m, n=n, k=k, batch=batch, dtype=dtype.split("_")[0],
                   time_s=f"{med:.9g}", p10_s=f"{p10:.9g}", p90_s=f"{p90:.9g}",
-                  iters=iters, tflops=f"{flops / med / 1e12:.2f}",
+                  iters=iters, starved=starved,
+                  tflops=f"{flops / med / 1e12:.2f}",
                   layout=layout if dtype == "bf16" else dtype,
                   source="measure_kernels.py", label=label)
         torch.cuda.empty_cache()
@@ -324,7 +353,7 @@ def measure_attention(torch, out_dir, deadline, log):
     w = Writer(os.path.join(out_dir, "attention.csv"),
                ["seq", "head_dim", "heads", "batch", "causal", "backend",
                 "pass", "time_s", "p10_s", "p90_s", "flops_full",
-                "flops_executed", "tflops_executed", "iters"])
+                "flops_executed", "tflops_executed", "iters", "starved"])
     for seq, hd, causal in ATTENTION:
         if time.time() > deadline:
             log("attention: time budget spent")
@@ -345,14 +374,15 @@ def measure_attention(torch, out_dir, deadline, log):
                     bwd = lambda: torch.autograd.grad(out, (q, k, v), dout,
                                                       retain_graph=True)
                     for pass_name, fn, mult in (("fwd", fwd, 1.0), ("bwd", bwd, 2.5)):
-                        med, p10, p90, iters = time_launches(torch, fn, lo=5, hi=40)
+                        med, p10, p90, iters, starved = time_launches(
+                            torch, fn, lo=5, hi=40)
                         w.row(seq=seq, head_dim=hd, heads=heads, batch=batch,
                               causal=int(causal), backend=bname, **{"pass": pass_name},
                               time_s=f"{med:.9g}", p10_s=f"{p10:.9g}",
                               p90_s=f"{p90:.9g}", flops_full=f"{full * mult:.6g}",
                               flops_executed=f"{executed * mult:.6g}",
                               tflops_executed=f"{executed * mult / med / 1e12:.2f}",
-                              iters=iters)
+                              iters=iters, starved=starved)
                 del q, k, v, out, dout
             except Exception as err:
                 log(f"attention {bname} s={seq} d={hd} causal={causal}: {err!r}")
@@ -406,7 +436,7 @@ def elementwise_kernels(torch, rows, cols):
 def measure_elementwise(torch, out_dir, deadline, log):
     w = Writer(os.path.join(out_dir, "elementwise.csv"),
                ["kernel", "rows", "cols", "elements", "bytes", "time_s",
-                "p10_s", "p90_s", "gbps", "iters"])
+                "p10_s", "p90_s", "gbps", "iters", "starved"])
     for rows, cols in ELEMENTWISE_SIZES:
         if time.time() > deadline:
             log("elementwise: time budget spent")
@@ -418,14 +448,15 @@ def measure_elementwise(torch, out_dir, deadline, log):
             continue
         for name, nbytes, fn in kernels:
             try:
-                med, p10, p90, iters = time_launches(torch, fn, lo=10, hi=100)
+                med, p10, p90, iters, starved = time_launches(
+                    torch, fn, lo=10, hi=100)
             except Exception as err:
                 log(f"elementwise {name} {rows}x{cols}: {err!r}")
                 continue
             w.row(kernel=name, rows=rows, cols=cols, elements=rows * cols,
                   bytes=nbytes, time_s=f"{med:.9g}", p10_s=f"{p10:.9g}",
                   p90_s=f"{p90:.9g}", gbps=f"{nbytes / med / 1e9:.1f}",
-                  iters=iters)
+                  iters=iters, starved=starved)
         del kernels
         torch.cuda.empty_cache()
     log(f"elementwise: {w.count} rows")
@@ -457,7 +488,9 @@ def write_meta(torch, out_dir, args, started):
         "python": sys.version.split()[0],
         "argv": sys.argv[1:],
         "timing": "median of single launches between CUDA events after 3 "
-                  "warm-ups; random inputs; L2-defeating input rotation",
+                  "warm-ups, queued behind a sleep kernel so that host launch "
+                  "overhead is not timed; random inputs; L2-defeating input "
+                  "rotation",
     }
     try:
         import ctypes
