@@ -425,7 +425,16 @@ def cross_validate(chip, classes, rows, args):
                        args.epilogue is not None)
         for i, e in zip(held, rel_errors(test, params)):
             errs[i] = e
-    return stats(errs)
+    return errs
+
+
+def group_stats(rows, errs):
+    """Held-out error per source, batched GEMMs apart from unbatched ones."""
+    groups = {}
+    for r, e in zip(rows, errs):
+        key = (r["source"] or "-") + (" (batched)" if r["batch"] > 1 else "")
+        groups.setdefault(key, []).append(e)
+    return {k: dict(stats(v), rows=len(v)) for k, v in sorted(groups.items())}
 
 
 def class_name(cls):
@@ -555,8 +564,10 @@ def main():
               "constants": consts,
               "in_sample": stats(rel_errors(prob, params)),
               "folds": args.folds}
-    cv = cross_validate(chip, classes, rows, args)
+    errs = cross_validate(chip, classes, rows, args)
+    cv = stats(errs)
     result["cv"] = cv
+    result["cv_by_source"] = group_stats(rows, errs)
     result["cv_mean_rel_error"] = cv["mean"]
     result["checks"] = check_efficiencies(chip, classes, params, checks,
                                           epilogue)
@@ -573,6 +584,12 @@ def main():
           % (100 * s["mean"], 100 * s["median"], 100 * s["max"]))
     print("%d-fold cross-validated:     mean %.2f%%, median %.2f%%, max %.1f%%"
           % (args.folds, 100 * cv["mean"], 100 * cv["median"], 100 * cv["max"]))
+    groups = result["cv_by_source"]
+    if len(groups) > 1:
+        for name, g in groups.items():
+            print("  %-24s %5d rows: mean %.2f%%, median %.2f%%, max %.1f%%"
+                  % (name, g["rows"], 100 * g["mean"], 100 * g["median"],
+                     100 * g["max"]))
     print("\nefficiency the fit gives (of peak; the ceiling caps it at %.3f):"
           % args.ceiling)
     for c in result["checks"]:
