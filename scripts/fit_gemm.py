@@ -372,7 +372,40 @@ def polish(prob, params, evals):
     return unpack(best)
 
 
-def fit(prob, max_classes, c0=2e-6):
+def prune(prob, params, cur):
+    """Drops the classes the fit does as well without (never the fastest)."""
+    for ci in list(params["classes"]):
+        if len(params["classes"]) == 1:
+            break
+        trial = dict(params, classes={k: v for k, v in
+                                      params["classes"].items() if k != ci})
+        l = loss(prob, trial)
+        if l <= cur + 1e-12:
+            params, cur = trial, l
+    return params, cur
+
+
+def profile_c0(prob, params, cur):
+    """Restarts the efficiencies from each c0 of a coarse grid.
+
+    c0 and the efficiencies trade against each other; a coordinate search
+    that starts with c0 far off can stop on a kink before it gets there.
+    """
+    best = (cur, params)
+    for i in range(8):
+        trial = dict(params, classes=dict(params["classes"]),
+                     c0=C0[0] * 10 * (C0[1] / C0[0] / 10) ** (i / 7))
+        for ci in list(trial["classes"]):
+            trial["classes"][ci], l = fit_class(prob, trial, ci)
+        if l < best[0]:
+            best = (l, trial)
+    return best[1], best[0]
+
+
+# The greedy search starts from a small wave overhead: a large one lets a
+# class of half the true tile (twice the waves, half the overhead each)
+# win the first pick and keep the overhead there.
+def fit(prob, max_classes, c0=1e-7):
     params = {"classes": {}, "c0": c0, "inv_epi": 1.0 if prob.fit_epilogue
               else 0.0}
     cur = math.inf
@@ -388,12 +421,13 @@ def fit(prob, max_classes, c0=2e-6):
             break      # no class lowers the mean error by 0.01 points
         params["classes"][best[1]] = best[2]
         cur = refine(prob, params, 2)
+    params, cur = profile_c0(prob, params, cur)
     cur = refine(prob, params, 10)
     polished = polish(prob, params, 150)
     if loss(prob, polished) < cur:
         params = polished
         cur = refine(prob, params, 2)
-    return params, cur
+    return prune(prob, params, cur)
 
 
 # ---------------------------------------------------------------------------
@@ -553,8 +587,8 @@ def main():
         print(e, file=sys.stderr)
         return 1
     dtype = rows[0]["dtype"]
-    chip = Chip(args.sms, args.peak, args.ceiling, args.epilogue,
-                BYTES.get(dtype, 2))
+    elem = BYTES.get(dtype, 1 if dtype.startswith("fp8") else 2)
+    chip = Chip(args.sms, args.peak, args.ceiling, args.epilogue, elem)
     epilogue = args.epilogue is not None
     prob = Problem(chip, classes, rows, epilogue)
     params, _ = fit(prob, args.max_classes)
