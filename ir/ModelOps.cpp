@@ -103,10 +103,17 @@ void EmbedOp::backward(GradientBuilder &G) const {
   if (!DOut || !G.needsGrad(Table))
     return;
   Value *Ids = G.saved(operand(0));
-  // The table's sharding; a partial sum over the axes that shard the
-  // tokens (each chip adds its tokens' rows).
-  ShardType T = withSharding(G.gradType(Table), Table->type());
-  T.Unreduced = dimAxes(requiredOperandType(0));
+  // The table in the sharding it was looked up in, a partial sum over the
+  // axes that shard the tokens (each chip adds its tokens' rows). A tied
+  // table's gradient also sums over what its other uses reduce over (a
+  // head's contraction over a sequence shard the ids do not have): each
+  // chip then adds the rows of the tokens its output gradient holds
+  // (EmbedGradOp slices the ids to them), so that the contributions add in
+  // the gradient's own type.
+  ShardType Want = G.gradType(Table);
+  ShardType T = withSharding(Want, requiredOperandType(1));
+  T = withoutAxes(T, Want.Unreduced);
+  T.Unreduced = Want.Unreduced | dimAxes(requiredOperandType(0));
   Value *D = G.emit<EmbedGradOp>(*this, Table, {DOut, Ids}, T);
   G.contribute(Table, G.reshardTo(D, G.gradType(Table), *this, Table));
 }
@@ -124,11 +131,37 @@ std::string EmbedGradOp::verify(const TypeNames &, bool Lowered) const {
   return Lowered ? operandsComputeIn(*this, 0, 2) : "";
 }
 
+/// \p Ids with a token dim taking the output gradient \p Out's axes where
+/// those are the ids' own plus axes the gradient \p Table sums over (a tied
+/// table's other use reducing over a sequence shard, context parallelism):
+/// each chip then adds its own tokens' rows, a slice of the ids and no
+/// gather of the gradient.
+static ShardType tokensLikeGradient(ShardType Ids, const ShardType &Out,
+                                    const ShardType &Table) {
+  AxisSet TableAxes = dimAxes(Table);
+  for (unsigned I = 0; I < Ids.Dims.size(); ++I) {
+    const AxisList &Want = Out.Dims[I].Axes;
+    AxisSet Elsewhere = dimAxes(Ids).without(AxisSet::of(Ids.Dims[I].Axes));
+    bool Extends = llvm::all_of(Ids.Dims[I].Axes, [&](AxisId A) {
+      return llvm::is_contained(Want, A);
+    });
+    bool Allowed = llvm::all_of(Want, [&](AxisId A) {
+      return !TableAxes.contains(A) && !Elsewhere.contains(A) &&
+             (Table.Unreduced.contains(A) ||
+              llvm::is_contained(Ids.Dims[I].Axes, A));
+    });
+    if (Extends && Allowed)
+      Ids.Dims[I].Axes = Want;
+  }
+  return Ids;
+}
+
 ShardType EmbedGradOp::requiredOperandType(unsigned I) const {
   const ShardType &Table = result()->type();
   ShardType Ids = operand(1)->type();
   Ids.Unreduced = {};
   Ids = withoutAxes(Ids, dimAxes(Table));
+  Ids = tokensLikeGradient(std::move(Ids), operand(0)->type(), Table);
   if (I == 1)
     return Ids;
   ShardType D = shardedLike(operand(0)->type(), Ids);
