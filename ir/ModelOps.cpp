@@ -59,21 +59,27 @@ std::string EmbedOp::verify(const TypeNames &, bool Lowered) const {
       return "its result has the ids' dims and the table's last";
   if (Lowered && !(Ids == requiredOperandType(0)))
     return "its ids must be in the sharding it computes in";
+  if (Lowered && !(Table == requiredOperandType(1)))
+    return "its table may use none of its ids' axes";
   return "";
 }
 
 ShardType EmbedOp::requiredOperandType(unsigned I) const {
-  // The ids may not use an axis the table's dims use: each chip looks its
-  // tokens up in its own part of the table.
-  if (I == 1)
-    return operand(1)->type();
+  // The ids keep their sharding; the table gives up every axis the ids use
+  // (an AllGather of the table): FSDP and ZeRO 3 gather the whole param
+  // before the lookup, where gathering the ids instead would look up the
+  // whole batch of every chip in that axis as a partial sum the size of the
+  // activations. Megatron's vocab-parallel table (V over axes the ids do
+  // not use) is looked up as it is stored.
   ShardType Ids = operand(0)->type();
   Ids.Unreduced = {};
-  return withoutAxes(Ids, dimAxes(operand(1)->type()));
+  if (I == 0)
+    return Ids;
+  return withoutAxes(operand(1)->type(), dimAxes(Ids));
 }
 
 ShardType EmbedOp::naturalType() const {
-  const ShardType &Table = operand(1)->type();
+  const ShardType Table = requiredOperandType(1);
   ShardType T = shardedLike(result()->type(), requiredOperandType(0));
   T.Dims.back().Axes = Table.Dims.back().Axes;
   // A sharded vocabulary: each chip holds the rows of its part, the others

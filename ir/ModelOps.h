@@ -102,8 +102,9 @@ private:
 /// `embed(ids, table)`: row lookup. ids are int32 `[...]`, the table `[V,
 /// E]`, the result `[..., E]` in the table's dtype. A sharded V makes the
 /// result a partial sum over V's axes (Megatron's vocab-parallel
-/// embedding); the written type reduces it. No FLOPs; reads the ids and one
-/// table row per local token, writes the result.
+/// embedding); the written type reduces it. A table sharded over an axis
+/// the ids use (FSDP, ZeRO 3) is gathered over it first. No FLOPs; reads
+/// the ids and one table row per local token, writes the result.
 class EmbedOp : public OpOf<EmbedOp, OpKind::Embed, Op, Differentiable, Costed,
                             Lowerable> {
 public:

@@ -310,10 +310,18 @@ TEST_F(IRVerifierTest, EmbedInvariants) {
         "'embed' op: its result has the ids' dims and the table's last");
   Check(Module::Stage::Checked, {Ids, Table}, type({dim(F)}),
         "'embed' op: its result has the ids' dims and the table's last");
-  // Lowered, the ids use none of the table's axes.
+  // Lowered, the table uses none of the ids' axes (it was gathered over
+  // them), and the ids carry no partial sums.
   ShardType IdsX = type({dim(B, {X})}, DType::int32);
   Check(Module::Stage::Checked, {IdsX, Table}, type({dim(B), dim(F)}), "");
   Check(Module::Stage::Lowered, {IdsX, Table}, type({dim(B), dim(F)}),
+        "'embed' op: its table may use none of its ids' axes");
+  Check(Module::Stage::Lowered, {IdsX, type({dim(D), dim(F)})},
+        type({dim(B), dim(F)}), "");
+  ShardType IdsU = Ids;
+  IdsU.Unreduced.insert(X);
+  Check(Module::Stage::Lowered, {IdsU, type({dim(D), dim(F)})},
+        type({dim(B), dim(F)}),
         "'embed' op: its ids must be in the sharding it computes in");
 }
 
