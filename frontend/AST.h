@@ -158,6 +158,10 @@ struct TrainDecl : DeclOf<DeclKind::Train> {
 struct RepeatDecl : DeclOf<DeclKind::Repeat> {
   ExprPtr Count;
   Ident Over; ///< `repeat N over P`: the pipeline axis; empty otherwise
+  /// `repeat N over P [n0, n1, ...]`: each (virtual) stage's iterations;
+  /// empty for the even split.
+  std::vector<ExprPtr> Split;
+  llvm::SMRange SplitRange;
   std::vector<DeclPtr> Body;
 };
 

@@ -231,12 +231,18 @@ DeclPtr Builder::trainDecl(P::TrainDeclContext *C) {
   return D;
 }
 
-/// repeatStmt ::= 'repeat' expr ('over' ID)? '{' item* '}'
+/// repeatStmt ::= 'repeat' expr ('over' ID stageSplit?)? '{' item* '}'
+/// stageSplit ::= '[' expr (',' expr)* ']'
 DeclPtr Builder::repeatStmt(P::RepeatStmtContext *C) {
   auto D = start<RepeatDecl>(C);
   D->Count = expr(C->expr());
   if (token(C, P::OVER))
     D->Over = Text.ident(token(C, P::ID));
+  if (auto *S = C->stageSplit()) {
+    D->SplitRange = Text.range(S);
+    for (P::ExprContext *E : S->expr())
+      D->Split.push_back(expr(E));
+  }
   forEachChild<P::ItemContext>(
       C, [&](P::ItemContext *I) { D->Body.push_back(item(I)); });
   return D;

@@ -143,8 +143,12 @@ void Printer::decl(const Decl &D, unsigned Indent) {
     line(Indent, Head);
     props(Tr->Props, Indent + 1);
   } else if (auto *R = llvm::dyn_cast<RepeatDecl>(&D)) {
+    std::string Split;
+    for (const ExprPtr &E : R->Split)
+      Split += (Split.empty() ? " [" : ", ") + expr(*E);
     line(Indent, Head + " " + expr(*R->Count) +
-                     (R->Over.Name.empty() ? "" : " over " + R->Over.Name));
+                     (R->Over.Name.empty() ? "" : " over " + R->Over.Name) +
+                     (Split.empty() ? "" : Split + "]"));
     for (const DeclPtr &Item : R->Body)
       decl(*Item, Indent + 1);
   } else if (auto *A = llvm::dyn_cast<AssignDecl>(&D)) {

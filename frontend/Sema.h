@@ -236,6 +236,7 @@ private:
   /// Every tensor name bound, for the pipeline axis check at the end.
   std::vector<std::pair<Ident, const Value *>> Bound;
   std::optional<AxisId> pipelineAxis(const RepeatDecl &D, int64_t N);
+  void stageSplit(const RepeatDecl &D, RepeatOp &R);
   void checkPipelineAxisUnused();
   void checkPipelineSettings();
   void checkPipelineCrossings();

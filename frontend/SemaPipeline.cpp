@@ -47,6 +47,39 @@ std::optional<AxisId> Sema::pipelineAxis(const RepeatDecl &D, int64_t N) {
   return A;
 }
 
+/// `repeat N over A [n0, n1, ...]` (docs/language.md, uneven stages): each
+/// count a whole number in [1, N], together N. How many counts there must
+/// be depends on the mesh (stages x chunks): bind-mesh checks that.
+void Sema::stageSplit(const RepeatDecl &D, RepeatOp &R) {
+  std::vector<int64_t> Counts;
+  int64_t Sum = 0;
+  bool Ok = true;
+  for (const ExprPtr &E : D.Split) {
+    std::optional<Quantity> Q = eval(*E);
+    if (!Q) {
+      Ok = false;
+      continue;
+    }
+    if (!Q->Dim.isCount() || !Q->IsInt || Q->Int < 1 ||
+        Q->Int > R.tripCount()) {
+      Diags.report(E->Range, diag::StageSplitEntry, Q->str());
+      Ok = false;
+      continue;
+    }
+    Counts.push_back(Q->Int);
+    // Each count is at most N <= 2^62, but there may be many of them.
+    if (__builtin_add_overflow(Sum, Q->Int, &Sum) || Sum > (int64_t(1) << 62))
+      Sum = (int64_t(1) << 62) + 1;
+  }
+  if (!Ok)
+    return;
+  if (Sum != R.tripCount()) {
+    Diags.report(D.SplitRange, diag::StageSplitSum, Sum, R.tripCount());
+    return;
+  }
+  R.setStageSplit(std::move(Counts), Diags.location(D.SplitRange.Start));
+}
+
 /// A `train` block's pipeline settings that would be silently ignored.
 void Sema::checkPipelineSettings() {
   if (!TrainBlock || !Config.Train)

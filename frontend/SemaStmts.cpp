@@ -164,6 +164,8 @@ void Sema::repeat(const RepeatDecl &D) {
   auto *R = Builder->createNoResult<RepeatOp>(
       Diags.location(D.Range.Start), NoStmt, N->Int, Pipe,
       Diags.location(D.Count->Range.Start), Diags.location(D.Over.Range.Start));
+  if (Pipe && !D.Split.empty())
+    stageSplit(D, *R);
   Block &Outer = Builder->block();
   Builder->setInsertionPointToEnd(R->body());
   Scopes.emplace_back();

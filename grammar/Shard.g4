@@ -57,8 +57,10 @@ index       : ID axisSet? ;
 axisSet     : '{' ID (',' ID)* '}' ;
 unreduced   : '{' index (',' index)* '}' ;
 
-// `repeat 80 over P { ... }`: a pipeline over mesh axis P (LANGUAGE.md §9).
-repeatStmt  : REPEAT expr (OVER ID)? '{' item* '}' ;
+// `repeat 80 over P { ... }`: a pipeline over mesh axis P (LANGUAGE.md §9);
+// `repeat 80 over P [19, 21, 21, 19] { ... }` gives each stage's iterations.
+repeatStmt  : REPEAT expr (OVER ID stageSplit?)? '{' item* '}' ;
+stageSplit  : '[' expr (',' expr)* ']' ;
 
 assignStmt  : lhs '=' rhs ';' ;
 lhs         : ID ':' tensorType                 # typedLhs

@@ -500,13 +500,24 @@ const RepeatOp::Carried *RepeatOp::carriedTo(const Value *V) const {
 }
 
 std::string RepeatOp::attrs(const TypeNames &N) const {
-  return Pipeline ? " over " + N.Axes[*Pipeline] : "";
+  if (!Pipeline)
+    return "";
+  std::string S = " over " + N.Axes[*Pipeline];
+  for (size_t I = 0; I < Split.size(); ++I)
+    S += (I ? ", " : " [") + std::to_string(Split[I]);
+  return Split.empty() ? S : S + "]";
 }
 
 std::string RepeatOp::verify(const TypeNames &, bool) const {
   // The builder gives a repeat no operands and no result.
   if (TripCount < 1)
     return "needs a positive trip count";
+  int64_t Sum = 0;
+  for (int64_t K : Split)
+    if (K < 1 || __builtin_add_overflow(Sum, K, &Sum))
+      return "has a stage split entry below 1 or too large";
+  if (!Split.empty() && Sum != TripCount)
+    return "has a stage split that does not sum to its trip count";
   for (const Carried &C : CarriedValues)
     if (!(C.Init->type() == C.Next->type()))
       return "carried value '" + C.Init->name() + "' changes its type";

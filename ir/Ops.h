@@ -444,7 +444,8 @@ public:
         Body(this) {}
   RepeatOp(const RepeatOp &O)
       : OpOf(O), TripCount(O.TripCount), Pipeline(O.Pipeline),
-        CountAt(O.CountAt), OverAt(O.OverAt), Body(this) {}
+        CountAt(O.CountAt), OverAt(O.OverAt), Split(O.Split),
+        SplitAt(O.SplitAt), Body(this) {}
   int64_t tripCount() const { return TripCount; }
   /// Where the count is written: a pipeline it does not split into the
   /// mesh's stages is reported there (bind-mesh).
@@ -454,6 +455,16 @@ public:
   /// `repeat N over A`: the mesh axis whose coordinates are the pipeline's
   /// stages, each running N / |A| consecutive iterations (LANGUAGE.md §9).
   std::optional<AxisId> pipelineAxis() const { return Pipeline; }
+  /// `repeat N over A [n0, n1, ...]`: the iterations of each virtual stage
+  /// in the order they run (stage s of chunk c is entry c·|A| + s); empty
+  /// for the even split. They sum to N; how many there must be depends on
+  /// the mesh, which bind-mesh checks.
+  llvm::ArrayRef<int64_t> stageSplit() const { return Split; }
+  Loc splitLoc() const { return SplitAt; }
+  void setStageSplit(std::vector<int64_t> Counts, Loc At) {
+    Split = std::move(Counts);
+    SplitAt = At;
+  }
   llvm::ArrayRef<Carried> carried() const { return CarriedValues; }
   void addCarried(Value *Init, Value *Next) {
     CarriedValues.push_back({Init, Next});
@@ -474,6 +485,8 @@ private:
   int64_t TripCount;
   std::optional<AxisId> Pipeline;
   Loc CountAt, OverAt;
+  std::vector<int64_t> Split;
+  Loc SplitAt;
   Block Body;
   Block *BodyPtr = &Body;                      ///< what regions() points into
   llvm::SmallVector<Carried, 1> CarriedValues; ///< not copied by a clone

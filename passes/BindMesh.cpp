@@ -75,7 +75,21 @@ bool BindMesh::pipelineSplits(const RepeatOp &R) {
                        ? Train->Chunks
                        : 1;
   std::optional<int64_t> Parts = product(Stages, Chunks);
-  if (!Parts || N % *Parts != 0) {
+  if (!R.stageSplit().empty()) {
+    // Uneven stages: one count per (stage, chunk), summing to N (Sema).
+    if (!Parts || int64_t(R.stageSplit().size()) != *Parts) {
+      std::string Of =
+          Chunks > 1 ? " of each of the " + std::to_string(Chunks) + " chunks"
+                     : "";
+      std::string Has = std::to_string(Stages) + " stages";
+      if (Chunks > 1)
+        Has = countStr(Parts) + " (" + Has + " x " + std::to_string(Chunks) +
+              " chunks)";
+      Diags->report(R.splitLoc(), diag::StageSplitLength,
+                    int64_t(R.stageSplit().size()), Has, Of);
+      return false;
+    }
+  } else if (!Parts || N % *Parts != 0) {
     std::string Split = std::to_string(Stages) + " stages";
     if (Chunks > 1)
       Split += " x " + std::to_string(Chunks) + " chunks";

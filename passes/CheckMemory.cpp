@@ -84,20 +84,14 @@ std::string shrinkHint(MemoryTerm T, const TrainConfig &C,
   llvm_unreachable("every memory term has a hint");
 }
 
-/// The two ends of a pipeline, whose memory per chip is checked: the
-/// middle stages hold no more than the first (fewer microbatches in
-/// flight, no embedding) nor than the last (no head).
-enum class StageEnd { First, Last };
-
-/// How many copies of a value, a param or an op's kept bytes one end of a
-/// pipeline holds: the stage partition's share (StagePartition.h), with
+/// How many copies of a value, a param or an op's kept bytes one stage of
+/// a pipeline holds: the stage partition's share (StagePartition.h), with
 /// what a saved value adds. With one stage it is both ends and holds
 /// everything.
 class StageShare {
 public:
-  StageShare(const Module &Program, const StagePartition &Part, StageEnd End)
-      : Part(Part), Top(&Program.body()),
-        Stage(End == StageEnd::First ? 0 : Part.Stages - 1) {}
+  StageShare(const Module &Program, const StagePartition &Part, unsigned Stage)
+      : Part(Part), Top(&Program.body()), Stage(Stage) {}
   /// A saved value: a carried value's first version is kept once per
   /// iteration that reads it, so it is split among the stages too. One a
   /// repeat computes and only the code after it reads is held after it: on
@@ -162,10 +156,10 @@ public:
   bool run(MeshCompile &C, DiagnosticEngine &Diags) override;
 };
 
-/// The transient term of one end (COST-MODEL.md §7): the largest bytes one
-/// forward or backward statement of that stage gathers, with an op's
+/// The transient term of one stage (COST-MODEL.md §7): the largest bytes
+/// one forward or backward statement of that stage gathers, with an op's
 /// workspace less what is already counted as kept.
-void transientTerm(const MeshCompile &C, StageEnd End, int64_t Stages,
+void transientTerm(const MeshCompile &C, unsigned Stage, int64_t Stages,
                    MemorySummary &S) {
   const MeshSpec &Mesh = C.mesh();
   const Module &M = *C.lowered();
@@ -177,7 +171,6 @@ void transientTerm(const MeshCompile &C, StageEnd End, int64_t Stages,
   for (auto [O, Copies] : C.Tables.Kept)
     KeptStmts.insert(O->stmt());
   const StagePartition &Part = *C.Tables.Partition;
-  unsigned Stage = End == StageEnd::First ? 0 : unsigned(Stages - 1);
   auto OnStage = [&](const Op &O) {
     return Stages == 1 || Part.runs(Stage, Part.side(O));
   };
@@ -207,9 +200,31 @@ void transientTerm(const MeshCompile &C, StageEnd End, int64_t Stages,
     }
 }
 
-/// COST-MODEL.md §7's table for one end of the pipeline (the whole step
+/// Microbatches (in stages' worth of layers) stage \p Stage of \p Stages
+/// holds at once: on the first, COST-MODEL.md §7's; on the last, 1 under
+/// 1F1B, each microbatch's backward following its forward, and under the
+/// interleaved schedule Megatron-LM's (v - 1)·p warm-up chunks and the one
+/// in its 1F1B, in stages' worth, ((v - 1)·p + 1) / v; between them (a
+/// check uneven stages need) Megatron-LM's warm-up of stage s, p - s
+/// microbatches under 1F1B, ((p - s - 1)·2 + (v - 1)·p + 1) / v chunks'
+/// worth interleaved, which meets both ends' figures.
+double inFlight(const StepSummary::PipelineInfo &Pipe, double Mb,
+                int64_t Stages, unsigned Stage) {
+  double P = double(Stages), V = double(Pipe.Chunks), S = double(Stage);
+  if (Pipe.Schedule == PipelineSchedule::GPipe)
+    return Mb;
+  bool OneF = Pipe.Schedule == PipelineSchedule::OneFOneB;
+  if (Stage + 1 == Stages)
+    return OneF ? 1 : std::min(Mb, ((V - 1) * P + 1) / V);
+  if (Stage == 0)
+    return OneF ? std::min(Mb, P) : std::min(Mb, P) * (1 + (P - 1) / (P * V));
+  return OneF ? std::min(Mb, P - S)
+              : std::min(Mb, ((P - S - 1) * 2 + (V - 1) * P + 1) / V);
+}
+
+/// COST-MODEL.md §7's table for one stage of the pipeline (the whole step
 /// without one).
-MemorySummary stageMemory(const MeshCompile &C, StageEnd End) {
+MemorySummary stageMemory(const MeshCompile &C, unsigned Stage) {
   const TrainConfig &Train = *C.config().Train;
   const MeshSpec &Mesh = C.mesh();
   const Module &M = *C.lowered();
@@ -217,9 +232,9 @@ MemorySummary stageMemory(const MeshCompile &C, StageEnd End) {
   auto Add = [&](MemoryTerm T, double Bytes) { S.Bytes[unsigned(T)] += Bytes; };
   const auto &Pipe = C.Tables.Step ? C.Tables.Step->Pipeline : std::nullopt;
   int64_t Stages = Pipe ? C.Tables.Step->Stages : 1;
-  S.Stage = End == StageEnd::Last ? Stages - 1 : 0;
+  S.Stage = Stage;
   S.Stages = Stages;
-  StageShare Share(C.program(), *C.Tables.Partition, End);
+  StageShare Share(C.program(), *C.Tables.Partition, Stage);
   for (const ParamInfo &P : C.Tables.Params) {
     double N = Share.copies(P.Param->def(), M.statement(P.Stmt).Repeat);
     Add(MemoryTerm::Weights, P.Param->type().localBytes(Mesh) * N);
@@ -228,29 +243,16 @@ MemorySummary stageMemory(const MeshCompile &C, StageEnd End) {
         P.Optimizer.localElements(Mesh) * P.StateBytesPerElement * N);
   }
   // Without a pipeline one microbatch's activations are held at a time;
-  // with one, the microbatches in flight on the stage: on the first,
-  // COST-MODEL.md §7's; on the last, 1 under 1F1B, each microbatch's
-  // backward following its forward, and under the interleaved schedule
-  // Megatron-LM's (v - 1)·p warm-up chunks and the one in its 1F1B, in
-  // stages' worth, ((v - 1)·p + 1) / v. The head and loss after the
-  // pipelined repeat hold one microbatch's values (the last stage runs
-  // their backward right after their forward) except under GPipe.
+  // with one, the microbatches in flight on the stage (inFlight). The head
+  // and loss after the pipelined repeat hold one microbatch's values (the
+  // last stage runs their backward right after their forward) except under
+  // GPipe.
   S.InFlight = 1;
   double OutsideInFlight = 1;
   if (Pipe) {
-    double P = double(Stages), V = double(Pipe->Chunks);
     double Mb = double(Train.Microbatches);
-    if (Pipe->Schedule == PipelineSchedule::GPipe)
-      S.InFlight = Mb;
-    else if (End == StageEnd::Last)
-      S.InFlight = Pipe->Schedule == PipelineSchedule::OneFOneB
-                       ? 1
-                       : std::min(Mb, ((V - 1) * P + 1) / V);
-    else
-      S.InFlight = Pipe->Schedule == PipelineSchedule::OneFOneB
-                       ? std::min(Mb, P)
-                       : std::min(Mb, P) * (1 + (P - 1) / (P * V));
-    OutsideInFlight = End == StageEnd::First                      ? S.InFlight
+    S.InFlight = inFlight(*Pipe, Mb, Stages, Stage);
+    OutsideInFlight = Stage == 0                                  ? S.InFlight
                       : Pipe->Schedule == PipelineSchedule::GPipe ? Mb
                                                                   : 1;
   }
@@ -262,7 +264,7 @@ MemorySummary stageMemory(const MeshCompile &C, StageEnd End) {
     Add(MemoryTerm::Activations,
         cast<Differentiable>(O)->keptBytes(Mesh) * Share.copies(O, Copies) *
             (Share.inPipeline(O) ? S.InFlight : OutsideInFlight));
-  transientTerm(C, End, Stages, S);
+  transientTerm(C, Stage, Stages, S);
   for (double B : S.Bytes)
     S.Total += B;
   S.Capacity = Mesh.Cluster->Chip.HbmBytes;
@@ -275,15 +277,25 @@ bool CheckMemory::run(MeshCompile &C, DiagnosticEngine &Diags) {
     return true;
   const MeshSpec &Mesh = C.mesh();
   // With a pipeline, the heavier of its two ends (COST-MODEL.md §7 names
-  // the first stage; a large untied head can make the last one heavier).
-  MemorySummary S = stageMemory(C, StageEnd::First);
+  // the first stage; a large untied head can make the last one heavier);
+  // with uneven stages, the heaviest stage, since a middle one may hold
+  // more layers than either end.
+  MemorySummary S = stageMemory(C, 0);
   if (S.Stages > 1) {
-    MemorySummary Last = stageMemory(C, StageEnd::Last);
-    S.OtherEndTotal = Last.Total;
-    if (Last.Total > S.Total) {
-      Last.OtherEndTotal = S.Total;
-      S = Last;
+    const StagePartition &Part = *C.Tables.Partition;
+    bool Uneven =
+        Part.ProgramLayers && !Part.ProgramLayers->stageSplit().empty();
+    double FirstTotal = S.Total, LastTotal = 0;
+    for (int64_t St = Uneven ? 1 : S.Stages - 1; St < S.Stages; ++St) {
+      MemorySummary Other = stageMemory(C, unsigned(St));
+      if (St + 1 == S.Stages)
+        LastTotal = Other.Total;
+      if (Other.Total > S.Total)
+        S = Other;
     }
+    // The report compares the heaviest with the first stage, or with the
+    // last when the first is the heaviest.
+    S.OtherEndTotal = S.Stage == 0 ? LastTotal : FirstTotal;
   }
   C.Tables.Memory = S;
   if (S.Capacity <= 0 || S.Total <= S.Capacity)

@@ -251,6 +251,8 @@ void DeriveBackward::repeat(const RepeatOp &R) {
   }
   auto *BR = B->createNoResult<RepeatOp>(R.loc(), NoStmt, R.tripCount(),
                                          R.pipelineAxis());
+  BR->setStageSplit({R.stageSplit().begin(), R.stageSplit().end()},
+                    R.splitLoc());
   Block &Outer = B->block();
   B->setInsertionPointToEnd(BR->body());
   int64_t Saved = Repeat;
@@ -353,6 +355,8 @@ void DeriveBackward::optimizer(const Block &Fwd) {
         continue;
       auto *OR = B->createNoResult<RepeatOp>(R->loc(), NoStmt, R->tripCount(),
                                              R->pipelineAxis());
+      OR->setStageSplit({R->stageSplit().begin(), R->stageSplit().end()},
+                        R->splitLoc());
       Block &Outer = B->block();
       B->setInsertionPointToEnd(OR->body());
       int64_t Saved = Repeat;

@@ -110,13 +110,19 @@ LayerRepeats layerRepeats(const Module &M) {
   return L;
 }
 
-/// Step 2: the even split, k = N / (p·v) iterations per (stage, chunk).
-void dealLayers(StagePartition &P, int64_t N) {
+/// Step 2: the even split, k = N / (p·v) iterations per (stage, chunk),
+/// or the file's own counts, virtual stage c·p + s running the \p Split
+/// entry of that index (bind-mesh has checked there are p·v of them).
+void dealLayers(StagePartition &P, int64_t N, llvm::ArrayRef<int64_t> Split) {
   int64_t K = N / (int64_t(P.Stages) * P.Chunks);
   P.Layers.assign(P.Stages, std::vector<LayerRange>(P.Chunks));
-  for (unsigned S = 0; S < P.Stages; ++S)
-    for (int64_t C = 0; C < P.Chunks; ++C)
-      P.Layers[S][C] = {(C * P.Stages + S) * K, K};
+  int64_t First = 0;
+  for (int64_t C = 0; C < P.Chunks; ++C)
+    for (unsigned S = 0; S < P.Stages; ++S) {
+      int64_t Count = Split.empty() ? K : Split[C * P.Stages + S];
+      P.Layers[S][C] = {First, Count};
+      First += Count;
+    }
 }
 
 /// Step 3: the sides of \p M's statements, given its layers \p L.
@@ -200,7 +206,7 @@ StagePartition shardc::partitionStages(const MeshCompile &C) {
     P.BwdLayers = Low.Bwd;
     P.OptLayers = Low.Opt;
     P.ProgramLayers = Program.Fwd;
-    dealLayers(P, Low.Fwd->tripCount());
+    dealLayers(P, Low.Fwd->tripCount(), Program.Fwd->stageSplit());
   } else {
     P.Layers.assign(1, std::vector<LayerRange>(1));
     Program = {};

@@ -375,7 +375,9 @@ void memoryLines(const MeshCompile &C, const MemorySummary &Mem,
                           Mem.InFlight == 1 ? "" : "es",
                           Mem.Stages == 1  ? ""
                           : Mem.Stage == 0 ? ", on the first stage"
-                                           : ", on the last stage");
+                          : Mem.Stage + 1 == Mem.Stages
+                              ? ", on the last stage"
+                              : fmt::format(", on stage {}", Mem.Stage));
     if (MemoryTerm(T) == MemoryTerm::Transient && Mem.TransientStmt) {
       const Statement &St = C.lowered()->statement(*Mem.TransientStmt);
       bool Gathered = Mem.TransientWorkspace < Mem.Bytes[T];
@@ -400,8 +402,15 @@ void memoryLines(const MeshCompile &C, const MemorySummary &Mem,
     OS << fmt::format("OVER by {}\n",
                       formatAmount(Mem.Total - Mem.Capacity, "B"));
   // With a pipeline the table is the heavier end's (COST-MODEL.md §7 names
-  // the first stage): say so, with the other end's total.
-  if (Mem.Stages > 1)
+  // the first stage): say so, with the other end's total. With uneven
+  // stages a middle stage can be the heaviest.
+  bool Middle = Mem.Stage != 0 && Mem.Stage + 1 != Mem.Stages;
+  if (Middle)
+    OS << fmt::format("  (stage {} of 0-{} is the heaviest: the first stage, "
+                      "0, needs {})\n",
+                      Mem.Stage, Mem.Stages - 1,
+                      formatAmount(Mem.OtherEndTotal, "B"));
+  else if (Mem.Stages > 1)
     OS << fmt::format("  (the {} stage, {}, is the heavier end: the {} "
                       "stage, {}, needs {})\n",
                       Mem.Stage == 0 ? "first" : "last", Mem.Stage,
