@@ -31,7 +31,8 @@ enum class PropKind : uint8_t {
   Frequency,
   Seconds,
   Fraction,
-  Real, ///< a plain number > 0
+  Share, ///< a plain number in [0, 1)
+  Real,  ///< a plain number > 0
   Bool,
   ChipRef,
   MeshRef

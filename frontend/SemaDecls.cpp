@@ -177,6 +177,7 @@ bool Sema::level(const LevelAST &L, LevelSpec &Out, bool Derived) {
       Props.number(PropId::Level_small_efficiency, Cal.SmallEfficiency);
   if (Props.has(PropId::Level_bulk_latency))
     Cal.BulkLatency = Props.number(PropId::Level_bulk_latency, 0);
+  Cal.CommSmShare = Props.number(PropId::Level_comm_sm_share, Cal.CommSmShare);
   return Ok;
 }
 

@@ -215,6 +215,7 @@ Dimension dimensionOf(PropKind K) {
   case PropKind::Count:
   case PropKind::Whole:
   case PropKind::Fraction:
+  case PropKind::Share:
   case PropKind::Real:
     return Dimension::count();
   case PropKind::Word:
@@ -275,6 +276,15 @@ std::optional<PropValue> Sema::evalProperty(const Property &Prop, PropKind K) {
   if (K == PropKind::Fraction && !(V.Number > 0 && V.Number <= 1)) {
     Diags.report(E.Range, diag::ExpectedFraction, Prop.Name.Name, Q->str());
     return std::nullopt;
+  }
+  // A share of the chip's SMs: 0 (the default) leaves compute alone, 1
+  // would stop it.
+  if (K == PropKind::Share) {
+    if (!(V.Number >= 0 && V.Number < 1)) {
+      Diags.report(E.Range, diag::ExpectedShare, Prop.Name.Name, Q->str());
+      return std::nullopt;
+    }
+    return V;
   }
   // Latency may be zero (its default); sizes and bandwidths may not.
   if (K == PropKind::Seconds && V.Number < 0) {

@@ -107,6 +107,17 @@ void Sema::train(const TrainDecl &D) {
       if (auto I = choose(P, V, {"overlapped", "after_backward"}))
         T.SyncAfterBackward = *I == 1;
       break;
+    case PropId::Train_tp_overlap:
+      if (auto I = choose(P, V, {"none", "backward", "all"}))
+        T.TpOverlap = TpOverlapMode(*I);
+      break;
+    case PropId::Train_param_gather:
+      if (auto I = choose(P, V, {"exposed", "overlapped"}))
+        T.ParamGatherOverlapped = *I == 1;
+      break;
+    case PropId::Train_p2p_overlap:
+      T.P2pOverlap = V.Flag;
+      break;
     case PropId::Train_grad:
       if (auto DT = chooseDType(P, V, false, None))
         T.Grad = *DT;

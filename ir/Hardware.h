@@ -87,6 +87,10 @@ struct LevelCalibration {
   /// protocol, latency at W x efficiency.
   double SmallEfficiency = 0;
   std::optional<double> BulkLatency;
+  /// The share of the chip's SMs a collective over this level occupies
+  /// (NCCL runs collectives as kernels, one CTA per channel): compute it
+  /// overlaps runs at 1 - CommSmShare of its rate. 0: free overlap.
+  double CommSmShare = 0;
 
   bool twoProtocols() const { return SmallEfficiency > 0 && BulkLatency; }
   /// The share of the bandwidth a collective gets: efficiency; with

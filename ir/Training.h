@@ -29,6 +29,11 @@ llvm::StringRef recomputeName(RecomputePolicy R);
 llvm::StringRef scheduleName(PipelineSchedule S);
 
 /// `train { ... }` with LANGUAGE.md §7's defaults.
+/// `tp_overlap`: none (every tensor-parallel collective on the compute
+/// stream), backward (Megatron-LM's asynchronous backward), all (the
+/// forward's too, as Transformer Engine's userbuffers do).
+enum class TpOverlapMode : uint8_t { None, Backward, All };
+
 struct TrainConfig {
   int64_t Microbatches = 1;
   OptimizerKind Optimizer = OptimizerKind::Adam;
@@ -47,6 +52,16 @@ struct TrainConfig {
   /// pipeline send replicated over r chips, and the receiving stage
   /// AllGathers it (Megatron-LM's scatter/gather optimisation).
   bool ScatterGather = false;
+  /// `tp_overlap`: which tensor-parallel collectives run under a GEMM
+  /// rather than on the compute stream's critical path (docs/cost-model.md
+  /// §6.6).
+  TpOverlapMode TpOverlap = TpOverlapMode::None;
+  /// `param_gather = overlapped`: ZeRO 1-2's param AllGather runs under the
+  /// next step's forward (Megatron-Core's distributed optimizer).
+  bool ParamGatherOverlapped = false;
+  /// `p2p_overlap = true`: a pipeline send leaves its stage's compute
+  /// stream free; only the receiver waits for it.
+  bool P2pOverlap = false;
   Loc At; ///< the `train` block, where a step-wide error is reported
   /// The `microbatches` value when written, else invalid: a mesh whose
   /// stages do not group the microbatches is reported there.

@@ -89,6 +89,10 @@ struct StepSummary {
   double TSync = 0;
   double TOpt = 0;         ///< the optimizer updates
   double TParamGather = 0; ///< ZeRO 1-2's gathers of the updated params
+  /// `param_gather = overlapped` (docs/cost-model.md §6.6): the gathers'
+  /// own time and Σ comm_sm_share x time; TParamGather is then what they
+  /// add beside the next step's forward.
+  double TParamGatherIssued = 0, ParamGatherContention = 0;
   double TStep = 0;
   double Tokens = 0;      ///< per step
   double GlobalBatch = 0; ///< m x the first dim of the tokens' value
@@ -110,6 +114,9 @@ struct StepSummary {
     /// over all its chunks).
     std::vector<double> StageFwd, StageBwd;
     double SendFwd = 0, SendBwd = 0; ///< one boundary's send, each way
+    /// Σ comm_sm_share x time of each way's send (and its gathers): what a
+    /// send beside the next slice adds to it under `p2p_overlap`.
+    double SendFwdContention = 0, SendBwdContention = 0;
     /// `scatter_gather`: the axes the sends are split over and gathered
     /// back over (empty: whole sends).
     AxisSet SendGatherAxes;
@@ -164,6 +171,20 @@ struct SavedValue {
 };
 
 /// Every table one mesh's compile fills.
+/// estimate-costs, `tp_overlap` (docs/cost-model.md §6.6): the collectives
+/// of one statement that run under other statements' GEMMs (or its own).
+struct OverlapCost {
+  double TComms = 0;     ///< the overlapped collectives' time
+  double Contention = 0; ///< Σ comm_sm_share x time over them
+  /// The compute they run under (in the first microbatch beside: a wgrad
+  /// reads no gradient buffer yet).
+  double Under = 0, UnderFirst = 0;
+  /// What they add to the critical path: max(TComms − Under, Contention).
+  double Charge = 0, ChargeFirst = 0;
+  /// The statements whose GEMMs hide them.
+  llvm::SmallVector<unsigned, 3> Partners;
+};
+
 struct Analyses {
   /// derive-backward: the params of a training step, in program order, and
   /// the forward values it saves for the backward (the activations).
@@ -184,6 +205,8 @@ struct Analyses {
   std::vector<std::optional<OpCost>> OpCosts;
   std::vector<std::optional<OpCost>> StatementCosts;
   std::optional<ProgramCost> Totals;
+  /// By statement: its collectives that `tp_overlap` runs under a GEMM.
+  std::vector<std::optional<OverlapCost>> Overlaps;
   /// schedule-step and check-memory: a training step only. The stage
   /// partition is schedule-step's first result; check-memory and the
   /// timeline read it too.

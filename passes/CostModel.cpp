@@ -77,11 +77,13 @@ Bound shardc::boundOf(double TMath, double THbm, double TComms) {
   return THbm > TMath ? Bound::Memory : Bound::Compute;
 }
 
+double shardc::computeOf(const OpCost &C, bool First) {
+  double THbm = First ? C.FirstTHbm : C.THbm;
+  return std::max(C.TMath, THbm - C.TSerial) + C.TSerial;
+}
+
 void shardc::finishCost(OpCost &C, bool Overlap) {
-  auto Compute = [&](double THbm) {
-    return std::max(C.TMath, THbm - C.TSerial) + C.TSerial;
-  };
-  C.Time = combineTime(Compute(C.THbm), C.TComms, Overlap);
-  C.FirstTime = combineTime(Compute(C.FirstTHbm), C.TComms, Overlap);
+  C.Time = combineTime(computeOf(C, false), C.TComms, Overlap);
+  C.FirstTime = combineTime(computeOf(C, true), C.TComms, Overlap);
   C.Bounded = boundOf(C.TMath, C.THbm, C.TComms);
 }

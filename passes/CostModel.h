@@ -77,6 +77,9 @@ struct OpCost {
   /// In a training step's first microbatch, a weight-gradient contraction
   /// does not read its gradient buffer yet: its T_hbm and time then.
   double FirstTHbm = 0, FirstTime = 0;
+  /// Σ comm_sm_share x time over its collectives (docs/cost-model.md §6.6):
+  /// what they slow the compute they overlap by.
+  double Contention = 0;
 };
 static_assert(NumDTypes <= 8, "VectorFallback is a bit per dtype");
 /// The fallback bit of \p W's dtype on \p C, or 0.
@@ -86,6 +89,9 @@ uint8_t vectorFallback(const OpWork &W, const ChipSpec &C);
 double combineTime(double TCompute, double TComms, bool Overlap);
 /// §4: the largest of the three terms (ties: compute, then memory).
 Bound boundOf(double TMath, double THbm, double TComms);
+/// §1: \p C's compute time, max(T_math, T_hbm − T_serial) + T_serial (with
+/// \p First, the first microbatch's T_hbm).
+double computeOf(const OpCost &C, bool First);
 /// Fills \p C's Time and Bounded from its three terms.
 /// (FirstTime too.)
 void finishCost(OpCost &C, bool Overlap);

@@ -8,13 +8,16 @@
 //  2. each source statement adds up its ops: T_compute = max(T_math, T_hbm)
 //     of the summed terms, T_comms the sum of its collectives, time under
 //     `overlap`, and the bound (the largest term);
-//  3. the program totals multiply each statement by its repeat count; MFU
+//  3. with `tp_overlap`, the collectives it overlaps move off their
+//     statements' critical path (Overlap.cpp, §6.6);
+//  4. the program totals multiply each statement by its repeat count; MFU
 //     is the contractions' useful FLOPs over chips x peak x time.
 // In a training step a weight-gradient contraction reads the gradient
 // buffer it accumulates into from the second microbatch on (§6.2): an op's
 // cost is as in the last microbatch, its first-microbatch time beside it.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Overlap.h"
 #include "passes/Pipeline.h"
 
 using namespace shardc;
@@ -69,6 +72,7 @@ OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
     }
   } else if (const auto &CC = C.Tables.Collectives[O.id()]) {
     Cost.TComms = CC->Time;
+    Cost.Contention = commShare(C, *CC) * CC->Time;
     for (const LevelCost &L : CC->Levels)
       Total.LevelBytes[L.Level] += L.Bytes * Repeat;
   }
@@ -104,13 +108,17 @@ bool EstimateCosts::run(MeshCompile &C, DiagnosticEngine &) {
     S.TSerial += Cost.TSerial;
     S.FirstTHbm += Cost.FirstTHbm;
     S.TComms += Cost.TComms;
+    S.Contention += Cost.Contention;
     S.VectorFallback |= Cost.VectorFallback;
   });
+  for (auto &S : T.StatementCosts)
+    if (S)
+      finishCost(*S, C.config().Overlap);
+  overlapTensorParallel(C);
   for (size_t I = 0; I < T.StatementCosts.size(); ++I) {
     if (!T.StatementCosts[I])
       continue;
-    OpCost &S = *T.StatementCosts[I];
-    finishCost(S, C.config().Overlap);
+    const OpCost &S = *T.StatementCosts[I];
     double N = double(M.statement(I).Repeat);
     Total.Time += S.Time * N;
     Total.TMath += S.TMath * N;

@@ -111,13 +111,19 @@ PipelineRun shardc::simulatePipeline(PipelineSchedule S, int64_t M,
       int64_t Vq = int64_t(W.Chunk) * P + St;
       // The input: the previous virtual stage's forward, the next one's
       // backward; the last virtual stage's backward follows its forward.
-      double Dep = 0;
-      if (!W.Backward && Vq > 0)
+      double Dep = 0, Delay = 0;
+      if (!W.Backward && Vq > 0) {
         Dep = EndF[(Vq - 1) * M + W.Mb];
-      else if (W.Backward)
-        Dep = Vq + 1 < Q ? EndB[(Vq + 1) * M + W.Mb] : EndF[Vq * M + W.Mb];
+        Delay = T.FwdDelay;
+      } else if (W.Backward && Vq + 1 < Q) {
+        Dep = EndB[(Vq + 1) * M + W.Mb];
+        Delay = T.BwdDelay;
+      } else if (W.Backward) {
+        Dep = EndF[Vq * M + W.Mb];
+      }
       if (Dep < 0)
         break; // waits for a neighbour
+      Dep += Delay;
       double Dur = !W.Backward ? T.Fwd[St][W.Chunk]
                    : W.Mb == 0 ? T.BwdFirst[St][W.Chunk]
                                : T.Bwd[St][W.Chunk];

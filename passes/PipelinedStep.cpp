@@ -71,9 +71,22 @@ StagePieces stagePieces(StepBuilder &B, const StagePartition &Part) {
   return Pc;
 }
 
-/// Step 2: the time of sending \p Values across one stage boundary.
+/// Σ comm_sm_share x time of \p P: the share of the outermost level whose
+/// links it uses.
+double contention(const MeshSpec &Mesh, const CollectivePlacement &P) {
+  std::optional<unsigned> Outer;
+  for (const LevelTraffic &L : P.Levels)
+    if (L.Bytes > 0 && (!Outer || L.Level > *Outer))
+      Outer = L.Level;
+  return Outer ? Mesh.Cluster->Levels[*Outer].Calibration.CommSmShare * P.Time
+               : 0;
+}
+
+/// Step 2: the time of sending \p Values across one stage boundary, and
+/// its contention (docs/cost-model.md §6.6) in \p Contention.
 double sendTime(const StepBuilder &B, llvm::ArrayRef<const Value *> Values,
-                unsigned Stages, StepSummary::PipelineInfo &PI) {
+                unsigned Stages, StepSummary::PipelineInfo &PI,
+                double &Contention) {
   const MeshSpec &Mesh = B.C.mesh();
   std::unique_ptr<Network> Net = createNetwork(Mesh);
   AxisSet AllAxes;
@@ -102,10 +115,14 @@ double sendTime(const StepBuilder &B, llvm::ArrayRef<const Value *> Values,
     llvm::SmallVector<unsigned, 4> Axes;
     for (AxisId A : Split.list())
       Axes.push_back(A);
-    Gathers +=
-        Net->placeCollective(CollectiveKind::AllGather, Axes, Local).Time;
+    CollectivePlacement G =
+        Net->placeCollective(CollectiveKind::AllGather, Axes, Local);
+    Gathers += G.Time;
+    Contention += contention(Mesh, G);
   }
-  return Net->placeSend(PI.Axis, Bytes).Time + Gathers;
+  CollectivePlacement Send = Net->placeSend(PI.Axis, Bytes);
+  Contention += contention(Mesh, Send);
+  return Send.Time + Gathers;
 }
 
 /// Step 2: the schedule and the sends: each stage's carried values
@@ -125,8 +142,8 @@ StepSummary::PipelineInfo pipelineInfo(const StepBuilder &B,
     FwdValues.push_back(Cv.Init);
   for (size_t I = 0; I < RB.carried().size() && I < RF.carried().size(); ++I)
     BwdValues.push_back(RB.carried()[I].Init);
-  PI.SendFwd = sendTime(B, FwdValues, Part.Stages, PI);
-  PI.SendBwd = sendTime(B, BwdValues, Part.Stages, PI);
+  PI.SendFwd = sendTime(B, FwdValues, Part.Stages, PI, PI.SendFwdContention);
+  PI.SendBwd = sendTime(B, BwdValues, Part.Stages, PI, PI.SendBwdContention);
   return PI;
 }
 
@@ -139,7 +156,7 @@ struct ChunkTimes {
 };
 
 ChunkTimes chunkTimes(const StagePartition &Part, const StagePieces &Pc,
-                      const StepSummary::PipelineInfo &PI) {
+                      const StepSummary::PipelineInfo &PI, bool P2pOverlap) {
   unsigned P = Part.Stages;
   int64_t V = Part.Chunks, Q = int64_t(P) * V;
   ChunkTimes CT;
@@ -162,15 +179,25 @@ ChunkTimes chunkTimes(const StagePartition &Part, const StagePieces &Pc,
       B.then(Pc.BwdLayer.times(Layers));
       if (Vq == 0)
         B.then(Pc.Bwd[0]);
+      // With p2p_overlap a send runs beside the next slice, which it
+      // slows by its contention; the receiver waits for it (the delays).
       if (Vq + 1 < Q)
-        F.then(Versions::compute(PI.SendFwd));
+        F.then(
+            Versions::compute(P2pOverlap ? PI.SendFwdContention : PI.SendFwd));
       if (Vq > 0)
-        B.then(Versions::compute(PI.SendBwd));
+        B.then(
+            Versions::compute(P2pOverlap ? PI.SendBwdContention : PI.SendBwd));
       CT.Times.Fwd[Sg][Ch] = F.E[0][0].T;
       CT.Times.Bwd[Sg][Ch] = B.E[0][0].T;
       CT.Times.BwdFirst[Sg][Ch] = B.E[1][0].T;
       CT.BwdOf[Sg][Ch] = B;
     }
+  // The send starts when the slice's compute ends, before the contention
+  // the slice was charged for it.
+  if (P2pOverlap) {
+    CT.Times.FwdDelay = PI.SendFwd - PI.SendFwdContention;
+    CT.Times.BwdDelay = PI.SendBwd - PI.SendBwdContention;
+  }
   return CT;
 }
 
@@ -234,7 +261,7 @@ void slowestStage(const PipelineTimes &Times, const PipelineRun &Run,
 StreamEffect StepBuilder::pipelined(const StagePartition &Part) {
   StagePieces Pc = stagePieces(*this, Part);
   StepSummary::PipelineInfo PI = pipelineInfo(*this, Part);
-  ChunkTimes CT = chunkTimes(Part, Pc, PI);
+  ChunkTimes CT = chunkTimes(Part, Pc, PI, Train.P2pOverlap);
   PipelineRun Run = simulatePipeline(PI.Schedule, Microbatches, CT.Times);
   if (!Run.Complete) {
     Diags.report(Train.At, diag::ScheduleInternal,

@@ -64,6 +64,11 @@ struct PipelineSlice {
 /// buffers yet).
 struct PipelineTimes {
   std::vector<std::vector<double>> Fwd, Bwd, BwdFirst; ///< [stage][chunk]
+  /// With `p2p_overlap` (docs/cost-model.md §6.6), the sends are not in the
+  /// slices (only their contention is): a slice's input arrives this long
+  /// after the slice it comes from ends (forward: the previous virtual
+  /// stage's; backward: the next's).
+  double FwdDelay = 0, BwdDelay = 0;
 };
 
 struct PipelineRun {

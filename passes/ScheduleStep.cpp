@@ -13,13 +13,16 @@
 // step chains them over the m microbatches (with a pipeline, the schedule
 // of PipelinedStep.cpp); what the communication stream still has to do
 // when the last backward ends is the exposed sync. The optimizer updates
-// and ZeRO 1-2's param gathers follow, exposed: those of one chip's stage.
+// and ZeRO 1-2's param gathers follow, exposed: those of one chip's stage
+// (with `param_gather = overlapped`, the gathers under the next step's
+// forward, docs/cost-model.md §6.6).
 //
 // The pass first computes the stage partition (StagePartition.h), which
 // the step, check-memory and the timeline all read.
 //
 //===----------------------------------------------------------------------===//
 #include "diag/Diagnostic.h"
+#include "passes/Overlap.h"
 #include "passes/StepBuilder.h"
 
 using namespace shardc;
@@ -105,7 +108,7 @@ void StepBuilder::chipShares(const StagePartition &Part) {
   unsigned P = Part.Stages;
   // Per stage, what its chips issue and update: each statement's per-step
   // time, shared out as the partition says.
-  std::vector<double> Sync(P, 0), Opt(P, 0), Gather(P, 0);
+  std::vector<double> Sync(P, 0), Opt(P, 0), Gather(P, 0), GatherShare(P, 0);
   std::vector<bool> Seen(CommsPerStep.size(), false);
   walk(M.body(), [&](const Op &O) {
     unsigned St = O.stmt();
@@ -125,8 +128,11 @@ void StepBuilder::chipShares(const StagePartition &Part) {
     for (unsigned Sg = 0; Sg < P; ++Sg)
       if (Stmt.Ph == Phase::Sync)
         Sync[Sg] += Part.share(Sg, Side, Cost->Time * N * Runs);
-      else if (Stmt.Ph == Phase::Optimizer)
+      else if (Stmt.Ph == Phase::Optimizer) {
         (Gathers ? Gather : Opt)[Sg] += Part.share(Sg, Side, Cost->Time * N);
+        if (Gathers)
+          GatherShare[Sg] += Part.share(Sg, Side, Cost->Contention * N);
+      }
   });
   // The chip of the stage that issues the most syncs; that updates the
   // most (the first stage's extra params or the last's, beside the
@@ -138,7 +144,8 @@ void StepBuilder::chipShares(const StagePartition &Part) {
       Updates = Sg;
   }
   S.TOpt = Opt[Updates];
-  S.TParamGather = Gather[Updates];
+  S.TParamGather = S.TParamGatherIssued = Gather[Updates];
+  S.ParamGatherContention = GatherShare[Updates];
   // Each chip runs its stage's share: HFU is per chip, averaged.
   S.Hfu /= double(P);
 }
@@ -177,6 +184,11 @@ void StepBuilder::finish(const StreamEffect &Step) {
   // (pipelined: the backlog is already that): D + T is their time.
   S.TSyncExposed = !Train.SyncAfterBackward || S.Pipeline ? Step.backlogAfter(0)
                                                           : Step.D + Step.T;
+  // docs/cost-model.md §6.6: under the next step's forward, the gathers
+  // add what the pair rule says.
+  if (Train.ParamGatherOverlapped)
+    S.TParamGather =
+        overlapCharge(S.TParamGatherIssued, S.ParamGatherContention, S.TFwd);
   S.TStep = S.TPipe + S.TSyncExposed + S.TOpt + S.TParamGather;
   auto [Tokens, Batch] = tokensPerMicrobatch(M);
   S.Tokens = Tokens * double(Microbatches);

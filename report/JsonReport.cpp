@@ -82,6 +82,8 @@ void clusterJson(OStream &J, const ClusterSpec &C) {
           const LevelCalibration &Cal = L.Calibration;
           if (Cal.twoProtocols())
             J.attribute("bulk_latency_s", *Cal.BulkLatency);
+          if (Cal.CommSmShare > 0)
+            J.attribute("comm_sm_share", Cal.CommSmShare);
           J.attribute("efficiency", Cal.Efficiency);
           J.attribute("in_network_reduction", L.InNetworkReduction);
           J.attribute("latency_s", Cal.Latency);
@@ -184,6 +186,19 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
     J.attribute("kind", opNoun(S.Kind));
     J.attribute("line", int64_t(S.Location.Line));
     J.attribute("name", S.Name);
+    if (Stmt < C.Tables.Overlaps.size() && C.Tables.Overlaps[Stmt]) {
+      const OverlapCost &O = *C.Tables.Overlaps[Stmt];
+      J.attributeObject("overlapped", [&] {
+        J.attribute("adds_s", O.Charge);
+        J.attribute("contention_s", O.Contention);
+        J.attribute("t_comms_s", O.TComms);
+        J.attributeArray("under", [&] {
+          for (unsigned P : O.Partners)
+            J.value(C.program().statement(P).Name);
+        });
+        J.attribute("under_s", O.Under);
+      });
+    }
     J.attribute("phase", phaseName(S.Ph));
     J.attribute("repeat", S.Repeat);
     J.attribute("t_comms_s", Cost.TComms);

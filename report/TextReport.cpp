@@ -266,6 +266,32 @@ llvm::StringRef phaseTitle(Phase P) {
   llvm_unreachable("every phase has a title");
 }
 
+/// docs/cost-model.md §6.6: each statement's collectives that run under a
+/// GEMM, what they run under and what they add to the critical path.
+void overlapLines(const MeshCompile &C, size_t NameWidth,
+                  llvm::raw_ostream &OS) {
+  const Module &M = *C.lowered();
+  bool Titled = false;
+  for (size_t I = 0; I < C.Tables.Overlaps.size(); ++I) {
+    const std::optional<OverlapCost> &O = C.Tables.Overlaps[I];
+    if (!O)
+      continue;
+    if (!Titled)
+      OS << "-- overlapped collectives\n";
+    Titled = true;
+    std::vector<std::string> Under;
+    for (unsigned P : O->Partners)
+      Under.push_back(M.statement(P).Name);
+    OS << fmt::format(
+        "{:<{}} {:>5} {} under {} ({}), SM share {:.3g}: adds "
+        "{}\n",
+        M.statement(unsigned(I)).Name, NameWidth,
+        M.statement(unsigned(I)).Location.Line, formatTime(O->TComms),
+        llvm::join(Under, ", "), formatTime(O->Under),
+        O->TComms > 0 ? O->Contention / O->TComms : 0.0, formatTime(O->Charge));
+  }
+}
+
 /// A training step's summary (COST-MODEL.md §6.5): where the time goes,
 /// throughput, MFU and HFU, and the collective that costs most.
 void stepLines(const MeshCompile &C, const StepSummary &S,
@@ -290,9 +316,16 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
     std::string Split;
     for (AxisId A : PI->SendGatherAxes.list())
       Split += (Split.empty() ? "" : ",") + C.mesh().Axes[A].Name;
+    bool P2p = C.config().Train->P2pOverlap;
+    std::string Where =
+        P2p ? fmt::format("beside the next slice, which they slow by {} "
+                          "forward, {} backward (p2p_overlap)",
+                          formatTime(PI->SendFwdContention),
+                          formatTime(PI->SendBwdContention))
+            : std::string("on the critical path");
     OS << fmt::format("  sends                {} forward, {} backward per "
-                      "stage boundary (on the critical path{})\n",
-                      formatTime(PI->SendFwd), formatTime(PI->SendBwd),
+                      "stage boundary ({}{})\n",
+                      formatTime(PI->SendFwd), formatTime(PI->SendBwd), Where,
                       Split.empty() ? ""
                                     : "; scattered over " + Split +
                                           " and gathered on arrival");
@@ -316,7 +349,18 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
   OS << fmt::format("  gradient sync        {} exposed of {} issued\n",
                     formatTime(S.TSyncExposed), formatTime(S.TSync));
   OS << fmt::format("  optimizer            {}\n", formatTime(S.TOpt));
-  OS << fmt::format("  param gather         {}\n", formatTime(S.TParamGather));
+  if (C.config().Train->ParamGatherOverlapped)
+    OS << fmt::format("  param gather         {}  ({} beside the next "
+                      "step's forward t_f, SM share {:.3g}: "
+                      "param_gather = overlapped)\n",
+                      formatTime(S.TParamGather),
+                      formatTime(S.TParamGatherIssued),
+                      S.TParamGatherIssued > 0
+                          ? S.ParamGatherContention / S.TParamGatherIssued
+                          : 0.0);
+  else
+    OS << fmt::format("  param gather         {}\n",
+                      formatTime(S.TParamGather));
   OS << fmt::format("  step time            {}  (T_pipe + exposed sync + "
                     "optimizer + param gather)\n",
                     formatTime(S.TStep));
@@ -454,6 +498,8 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
       statementRow(C, S, *C.Tables.StatementCosts[I], Colls[I], NameWidth, OS);
     }
   }
+  if (Training)
+    overlapLines(C, NameWidth, OS);
   choiceLines(C, OS);
   fallbackNotes(C, OS);
   serialNotes(C, OS);
