@@ -112,8 +112,9 @@ std::optional<OpWork> AttentionOp::work(const MeshSpec &M) const {
             V = requiredOperandType(2);
   OpWork W;
   std::tie(W.Flops, W.UsefulFlops) = flops(Q, K, Causal && Fused, M);
-  // The MFU convention counts causal attention in full (COST-MODEL.md §6.5);
-  // unfused, the masked half is computed (and counted by HFU) all the same.
+  // Causal attention's useful FLOPs are the unmasked half; the masked half
+  // is MaskedFlops, which the full count published MFUs use adds back.
+  // Unfused, the masked half is computed (and counted by HFU) all the same.
   if (!Fused && Causal)
     W.UsefulFlops /= 2;
   W.MaskedFlops = Causal ? W.UsefulFlops : 0;

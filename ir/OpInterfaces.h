@@ -29,7 +29,8 @@ struct OpWork {
   double Flops = 0;       ///< per chip, replication counted
   double UsefulFlops = 0; ///< whole program, replication not counted
   /// FLOPs a causal mask skips (whole program): not executed and not in
-  /// UsefulFlops, but counted by the MFU convention (COST-MODEL.md §6.5).
+  /// UsefulFlops; the full count published MFUs use adds them (the report
+  /// prints it beside the MFU, which counts UsefulFlops).
   double MaskedFlops = 0;
   double HbmBytes = 0; ///< per chip, inputs read + outputs written
   /// Part of HbmBytes read only from a training step's second microbatch

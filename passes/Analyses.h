@@ -97,8 +97,14 @@ struct StepSummary {
   double Tokens = 0;      ///< per step
   double GlobalBatch = 0; ///< m x the first dim of the tokens' value
   double TokensPerSecond = 0;
-  double ModelFlops = 0; ///< 3 x forward useful FLOPs x m
+  /// 3 x forward useful FLOPs x m, causal attention at the unmasked half
+  /// it computes: MFU's numerator, so MFU stays at most 100%.
+  double ModelFlops = 0;
   double Mfu = 0, Hfu = 0;
+  /// The same with causal attention counted in full, as Korthikanti et
+  /// al.'s eq. 7 and PaLM count it (and most published MFUs): for
+  /// comparison, above MFU when the step has causal attention.
+  double ModelFlopsCausalFull = 0, MfuCausalFull = 0;
   /// The statement whose collectives take the most time in a step, their
   /// time per step, and whether they are a gradient sync (asynchronous) or
   /// on the compute stream's critical path.

@@ -58,9 +58,10 @@ struct OpCost {
   double Flops = 0;
   double UsefulFlops = 0; ///< matmul FLOPs, whole program
   double AtPeak = 0;      ///< UsefulFlops / the chip's peak for them
-  /// The training MFU's count (COST-MODEL.md §6.5): UsefulFlops plus what a
-  /// causal mask skips, and that over the peak.
-  double ModelFlops = 0, ModelAtPeak = 0;
+  /// The full count that published MFUs use (Korthikanti et al.'s eq. 7,
+  /// PaLM): UsefulFlops plus what a causal mask skips, and that over the
+  /// peak. The headline MFU counts UsefulFlops (docs/training.md).
+  double FullCausalFlops = 0, FullCausalAtPeak = 0;
   /// Matmul FLOPs per chip as executed (replication and recompute counted)
   /// over the chip's peak for them: HFU's numerator.
   double HwAtPeak = 0;

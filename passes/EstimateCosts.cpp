@@ -64,8 +64,8 @@ OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
     if (W->Matmul) {
       Cost.UsefulFlops = W->UsefulFlops;
       Cost.AtPeak = W->UsefulFlops / Chip.matmulPeak(W->Elt);
-      Cost.ModelFlops = W->UsefulFlops + W->MaskedFlops;
-      Cost.ModelAtPeak = Cost.ModelFlops / Chip.matmulPeak(W->Elt);
+      Cost.FullCausalFlops = W->UsefulFlops + W->MaskedFlops;
+      Cost.FullCausalAtPeak = Cost.FullCausalFlops / Chip.matmulPeak(W->Elt);
       Cost.HwAtPeak = W->Flops / Chip.matmulPeak(W->Elt);
       Total.Flops += W->UsefulFlops * Repeat;
       AtPeak += Cost.AtPeak * Repeat;
@@ -99,8 +99,8 @@ bool EstimateCosts::run(MeshCompile &C, DiagnosticEngine &) {
     S.Flops += Cost.Flops;
     S.UsefulFlops += Cost.UsefulFlops;
     S.AtPeak += Cost.AtPeak;
-    S.ModelFlops += Cost.ModelFlops;
-    S.ModelAtPeak += Cost.ModelAtPeak;
+    S.FullCausalFlops += Cost.FullCausalFlops;
+    S.FullCausalAtPeak += Cost.FullCausalAtPeak;
     S.HwAtPeak += Cost.HwAtPeak;
     S.HbmBytes += Cost.HbmBytes;
     S.TMath += Cost.TMath;

@@ -51,8 +51,10 @@ Versions StepBuilder::statement(unsigned St) {
   case Phase::Forward:
     V = Versions::compute(Cost->Time);
     S.TFwd += Cost->Time * N;
-    S.ModelFlops += 3 * Cost->ModelFlops * N * Mb;
-    ModelAtPeak += 3 * Cost->ModelAtPeak * N * Mb;
+    S.ModelFlops += 3 * Cost->UsefulFlops * N * Mb;
+    ModelAtPeak += 3 * Cost->AtPeak * N * Mb;
+    S.ModelFlopsCausalFull += 3 * Cost->FullCausalFlops * N * Mb;
+    CausalFullAtPeak += 3 * Cost->FullCausalAtPeak * N * Mb;
     S.Hfu += Cost->HwAtPeak * N * Mb;
     break;
   case Phase::Backward:
@@ -197,6 +199,7 @@ void StepBuilder::finish(const StreamEffect &Step) {
   if (S.TStep > 0) {
     S.TokensPerSecond = S.Tokens / S.TStep;
     S.Mfu = ModelAtPeak / (Chips * S.TStep);
+    S.MfuCausalFull = CausalFullAtPeak / (Chips * S.TStep);
     S.Hfu /= S.TStep;
   }
   // A statement's collectives per step include its recomputation's: a

@@ -67,8 +67,9 @@ public:
   int64_t Microbatches = 1;
   StepSummary S;
   /// The model FLOPs' time at peak, each contraction at its own dtype's
-  /// peak (as ProgramCost's MFU): MFU's numerator.
-  double ModelAtPeak = 0;
+  /// peak (as ProgramCost's MFU): MFU's numerator; and with causal
+  /// attention counted in full.
+  double ModelAtPeak = 0, CausalFullAtPeak = 0;
   /// Per statement, its collectives' time in one step.
   std::vector<double> CommsPerStep;
 };

@@ -230,8 +230,10 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
     J.attribute("global_batch", S.GlobalBatch);
     J.attribute("hfu", S.Hfu);
     J.attribute("mfu", S.Mfu);
+    J.attribute("mfu_causal_full", S.MfuCausalFull);
     J.attribute("microbatches", S.Microbatches);
     J.attribute("model_flops", S.ModelFlops);
+    J.attribute("model_flops_causal_full", S.ModelFlopsCausalFull);
     J.attribute("optimizer_s", S.TOpt);
     J.attribute("param_gather_s", S.TParamGather);
     if (const auto &PI = S.Pipeline)

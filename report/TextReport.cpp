@@ -292,6 +292,26 @@ void overlapLines(const MeshCompile &C, size_t NameWidth,
   }
 }
 
+/// The MFU and, with causal attention, the full count beside it: MFU
+/// counts causal attention at the unmasked half it computes, so it never
+/// passes 100%; published MFUs (Korthikanti et al.'s eq. 7, PaLM) count it
+/// in full, which can.
+void mfuLines(const StepSummary &S, llvm::raw_ostream &OS) {
+  bool Causal = S.ModelFlopsCausalFull != S.ModelFlops;
+  OS << fmt::format("  MFU                  {:.1f}%  (model FLOPs = 3 x "
+                    "forward x m = {}, {})\n",
+                    100.0 * S.Mfu, formatAmount(S.ModelFlops, "FLOP"),
+                    Causal ? "causal attention at the unmasked half it "
+                             "computes"
+                           : "the convention of Korthikanti et al. and PaLM");
+  if (Causal)
+    OS << fmt::format("  MFU, causal in full  {:.1f}%  (model FLOPs {}, "
+                      "the count of Korthikanti et al. and PaLM that "
+                      "published MFUs use)\n",
+                      100.0 * S.MfuCausalFull,
+                      formatAmount(S.ModelFlopsCausalFull, "FLOP"));
+}
+
 /// A training step's summary (COST-MODEL.md §6.5): where the time goes,
 /// throughput, MFU and HFU, and the collective that costs most.
 void stepLines(const MeshCompile &C, const StepSummary &S,
@@ -369,10 +389,7 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                     wholeNumber(S.GlobalBatch / double(Mb)));
   OS << fmt::format("  tokens               {} per step, {} per second\n",
                     wholeNumber(S.Tokens), wholeNumber(S.TokensPerSecond));
-  OS << fmt::format("  MFU                  {:.1f}%  (model FLOPs = 3 x "
-                    "forward x m = {}, the convention of Korthikanti et al. "
-                    "and PaLM)\n",
-                    100.0 * S.Mfu, formatAmount(S.ModelFlops, "FLOP"));
+  mfuLines(S, OS);
   OS << fmt::format("  HFU                  {:.1f}%  (every matmul FLOP "
                     "executed, recompute included)\n",
                     100.0 * S.Hfu);
