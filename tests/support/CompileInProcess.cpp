@@ -5,7 +5,9 @@
 //  2. check it and verify the IR it lowers to;
 //  3. run the pipeline with the verifier after every pass; a failure with
 //     no new error is a broken invariant, not a user error;
-//  4. check every cost is a finite non-negative number and MFU is at most 1;
+//  4. check every cost is a finite non-negative number and MFU (the
+//     program's, and a training step's, which counts causal attention at
+//     the half it computes) is at most 1;
 //  5. render the text and JSON reports.
 //
 //===----------------------------------------------------------------------===//
@@ -82,6 +84,16 @@ std::string shardc::testgen::checkCostsSane(const MeshCompile &MC) {
     // Useful FLOPs can never take less than the whole mesh at peak.
     if (C.Bad.empty() && P.Mfu > 1 + 1e-9)
       C.Bad = fmt::format("MFU is {} > 1", P.Mfu);
+  }
+  if (T.Step) {
+    const StepSummary &S = *T.Step;
+    C.check(S.Mfu, "step MFU");
+    C.check(S.Hfu, "step HFU");
+    C.check(S.MfuCausalFull, "step MFU, causal in full");
+    // The full count may pass 1 (it credits what a causal mask skips); the
+    // headline may not.
+    if (C.Bad.empty() && S.Mfu > 1 + 1e-9)
+      C.Bad = fmt::format("step MFU is {} > 1", S.Mfu);
   }
   return C.Bad;
 }

@@ -24,9 +24,9 @@
 //  - T_step = T_pipe + exposed sync + optimizer + param gather >= T_pipe
 //    >= m x t_f, T_pipe = m x t_f + t_b(first) + (m - 1) x t_b, the exposed
 //    sync is at most the sync issued, MFU <= HFU <= 1. (MFU <= HFU holds
-//    because every contraction operand here gets a gradient, so the
-//    backward executes 2x the forward; with causal attention (§8: counted
-//    in full by MFU, halved by HFU) it would not.)
+//    because every contraction operand gets a gradient, so the backward
+//    executes 2x the forward; MfuPropertyTest checks it with causal
+//    attention, which MFU counts at the half it computes.)
 //  - the text report prints the JSON's step time, MFU and memory terms,
 //    and the JSON carries the tables' numbers;
 //  - without a `train { }` block, `param` is `tensor`: the same numbers and
