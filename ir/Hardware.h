@@ -58,6 +58,14 @@ struct ChipSpec {
     return E.value_or(MatmulEfficiency);
   }
 
+  /// True when the chip runs at the peaks it states (every efficiency 1):
+  /// its times are a datasheet's, not a measurement's, and the report says
+  /// so beside the MFU. A new calibration figure of the chip (a GEMM model,
+  /// a kernel efficiency) joins this test.
+  bool atDatasheetPeaks() const {
+    return MatmulEfficiency == 1 && HbmEfficiency == 1;
+  }
+
   /// Matmul peak for \p T; 0 when the chip gives none.
   double matmulPeak(DType T) const { return Flops[unsigned(T)]; }
   /// True when the chip gives vector_flops for \p T.

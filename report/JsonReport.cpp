@@ -31,6 +31,12 @@ void meshJson(OStream &J, const MeshSpec &M) {
   });
 }
 
+/// Whether the chip's figures are its datasheet peaks or measured (the
+/// text says which beside the MFU).
+llvm::StringRef peaksName(const ChipSpec &C) {
+  return C.atDatasheetPeaks() ? "datasheet" : "measured";
+}
+
 /// The dtypes the chip gives a peak for in \p Peaks (matmul or vector),
 /// sorted by name like every other key.
 llvm::SmallVector<DType, 8>
@@ -236,6 +242,7 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
     J.attribute("model_flops_causal_full", S.ModelFlopsCausalFull);
     J.attribute("optimizer_s", S.TOpt);
     J.attribute("param_gather_s", S.TParamGather);
+    J.attribute("peaks", peaksName(C.mesh().Cluster->Chip));
     if (const auto &PI = S.Pipeline)
       J.attributeObject("pipeline", [&] {
         J.attribute("axis", C.program().names().Axes[PI->Axis]);
@@ -299,7 +306,7 @@ void tensorsJson(OStream &J, const MeshCompile &C) {
   });
 }
 
-void totalJson(OStream &J, const ProgramCost &T) {
+void totalJson(OStream &J, const ProgramCost &T, const ChipSpec &Chip) {
   J.attributeObject("total", [&] {
     J.attribute("flops", T.Flops);
     J.attributeArray("level_bytes", [&] {
@@ -307,6 +314,7 @@ void totalJson(OStream &J, const ProgramCost &T) {
         J.value(B);
     });
     J.attribute("mfu", T.Mfu);
+    J.attribute("peaks", peaksName(Chip));
     J.attribute("t_comms_s", T.TComms);
     J.attribute("t_hbm_s", T.THbm);
     J.attribute("t_math_s", T.TMath);
@@ -360,7 +368,7 @@ void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
       stepJson(J, *C, *C->Tables.Step);
     if (C) {
       tensorsJson(J, *C);
-      totalJson(J, *C->Tables.Totals);
+      totalJson(J, *C->Tables.Totals, C->mesh().Cluster->Chip);
     }
     J.attribute("version", int64_t(JsonVersion));
   });

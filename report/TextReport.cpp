@@ -292,15 +292,31 @@ void overlapLines(const MeshCompile &C, size_t NameWidth,
   }
 }
 
+/// Whether \p Chip's figures are its datasheet peaks or measured, and which
+/// (the MFU is as honest as the times it divides).
+std::string peaksLabel(const ChipSpec &Chip) {
+  if (Chip.atDatasheetPeaks())
+    return "at datasheet peaks";
+  std::vector<std::string> Measured;
+  if (Chip.MatmulEfficiency != 1)
+    Measured.push_back(
+        fmt::format("matmul_efficiency {:g}", Chip.MatmulEfficiency));
+  if (Chip.HbmEfficiency != 1)
+    Measured.push_back(fmt::format("hbm_efficiency {:g}", Chip.HbmEfficiency));
+  return "measured chip: " + llvm::join(Measured, ", ");
+}
+
 /// The MFU and, with causal attention, the full count beside it: MFU
 /// counts causal attention at the unmasked half it computes, so it never
 /// passes 100%; published MFUs (Korthikanti et al.'s eq. 7, PaLM) count it
 /// in full, which can.
-void mfuLines(const StepSummary &S, llvm::raw_ostream &OS) {
+void mfuLines(const ChipSpec &Chip, const StepSummary &S,
+              llvm::raw_ostream &OS) {
   bool Causal = S.ModelFlopsCausalFull != S.ModelFlops;
-  OS << fmt::format("  MFU                  {:.1f}%  (model FLOPs = 3 x "
+  OS << fmt::format("  MFU                  {:.1f}%  ({}; model FLOPs = 3 x "
                     "forward x m = {}, {})\n",
-                    100.0 * S.Mfu, formatAmount(S.ModelFlops, "FLOP"),
+                    100.0 * S.Mfu, peaksLabel(Chip),
+                    formatAmount(S.ModelFlops, "FLOP"),
                     Causal ? "causal attention at the unmasked half it "
                              "computes"
                            : "the convention of Korthikanti et al. and PaLM");
@@ -389,7 +405,7 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                     wholeNumber(S.GlobalBatch / double(Mb)));
   OS << fmt::format("  tokens               {} per step, {} per second\n",
                     wholeNumber(S.Tokens), wholeNumber(S.TokensPerSecond));
-  mfuLines(S, OS);
+  mfuLines(C.mesh().Cluster->Chip, S, OS);
   OS << fmt::format("  HFU                  {:.1f}%  (every matmul FLOP "
                     "executed, recompute included)\n",
                     100.0 * S.Hfu);
@@ -533,7 +549,8 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
                     "(repeats applied)\n",
                     formatTime(T.Time), formatTime(T.TMath), formatTime(T.THbm),
                     formatTime(T.TComms));
-  OS << fmt::format("useful FLOPs {}, MFU {:.1f}%\n",
-                    formatAmount(T.Flops, "FLOP"), 100.0 * T.Mfu);
+  OS << fmt::format("useful FLOPs {}, MFU {:.1f}% ({})\n",
+                    formatAmount(T.Flops, "FLOP"), 100.0 * T.Mfu,
+                    peaksLabel(C.mesh().Cluster->Chip));
   OS << bottleneck(C) << "\n";
 }
