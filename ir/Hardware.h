@@ -60,10 +60,12 @@ struct ChipSpec {
 
   /// True when the chip runs at the peaks it states (every efficiency 1):
   /// its times are a datasheet's, not a measurement's, and the report says
-  /// so beside the MFU. A new calibration figure of the chip (a GEMM model,
-  /// a kernel efficiency) joins this test.
+  /// so beside the MFU. A new calibration figure of the chip (a GEMM model)
+  /// joins this test.
   bool atDatasheetPeaks() const {
-    return MatmulEfficiency == 1 && HbmEfficiency == 1;
+    return MatmulEfficiency == 1 && HbmEfficiency == 1 &&
+           elementwiseEfficiency() == 1 && attentionEfficiency(false) == 1 &&
+           attentionEfficiency(true) == 1;
   }
 
   /// Matmul peak for \p T; 0 when the chip gives none.

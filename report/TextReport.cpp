@@ -297,12 +297,18 @@ void overlapLines(const MeshCompile &C, size_t NameWidth,
 std::string peaksLabel(const ChipSpec &Chip) {
   if (Chip.atDatasheetPeaks())
     return "at datasheet peaks";
+  // Each figure the chip writes that is not 1 (a kernel rate left unset
+  // follows matmul_efficiency or hbm_efficiency, named already).
   std::vector<std::string> Measured;
-  if (Chip.MatmulEfficiency != 1)
-    Measured.push_back(
-        fmt::format("matmul_efficiency {:g}", Chip.MatmulEfficiency));
-  if (Chip.HbmEfficiency != 1)
-    Measured.push_back(fmt::format("hbm_efficiency {:g}", Chip.HbmEfficiency));
+  auto Figure = [&](llvm::StringRef Name, std::optional<double> V) {
+    if (V && *V != 1)
+      Measured.push_back(fmt::format("{} {:g}", Name.str(), *V));
+  };
+  Figure("matmul_efficiency", Chip.MatmulEfficiency);
+  Figure("hbm_efficiency", Chip.HbmEfficiency);
+  Figure("elementwise_efficiency", Chip.ElementwiseEfficiency);
+  Figure("attention_efficiency", Chip.AttentionEfficiency);
+  Figure("attention_backward_efficiency", Chip.AttentionBackwardEfficiency);
   return "measured chip: " + llvm::join(Measured, ", ");
 }
 
