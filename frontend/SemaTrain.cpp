@@ -89,8 +89,11 @@ void Sema::train(const TrainDecl &D) {
         T.Zero = unsigned(V.Whole);
       break;
     case PropId::Train_optimizer:
-      if (auto I = choose(P, V, {"adam", "sgd", "none"}))
-        T.Optimizer = OptimizerKind(*I);
+      // `adamw` is Adam with decoupled weight decay: the decay is folded
+      // into the same pass over the param, so it reads and writes what Adam
+      // does and is priced as Adam.
+      if (auto I = choose(P, V, {"adam", "sgd", "none", "adamw"}))
+        T.Optimizer = *I == 3 ? OptimizerKind::Adam : OptimizerKind(*I);
       break;
     case PropId::Train_recompute:
       if (auto I = choose(P, V, {"none", "selective", "full", "attention"}))
