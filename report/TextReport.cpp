@@ -432,6 +432,11 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                 : "asynchronous, hidden under the backward";
     else if (St.Ph == Phase::Optimizer)
       Why = "after the optimizer, exposed";
+    else if (St.Kind == OpKind::Reshard)
+      // A reshard is only its collectives: there is no compute of its own
+      // for overlap to hide them behind.
+      Why = "on the compute stream's critical path, fully exposed (a "
+            "reshard has no compute of its own to hide it)";
     else if (Overlap)
       Why = "on the compute stream's critical path (under overlap, hidden "
             "only behind its own statement's compute)";
