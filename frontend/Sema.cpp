@@ -129,6 +129,7 @@ bool Sema::run() {
           D->Kind == DeclKind::Assign)
         D.reset();
     }
+  reportUndivisible();
   // A program with a mesh but no tensors still has a (empty) module, so its
   // IR and report show the mesh; with no tensor asking, no error is due.
   if (!MeshChosen)

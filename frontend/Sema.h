@@ -105,6 +105,7 @@ private:
   bool resolveUnreduced(const IndexAST &I, AxisList &Axes);
   bool checkAxes(llvm::ArrayRef<std::pair<AxisId, llvm::SMRange>> Uses);
   bool checkDivisible(const IndexAST &I, const TensorDim &D);
+  void reportUndivisible();
   /// Reports a broken type rule, except while an operand's written type is
   /// resolved: there the comparison with the tensor's current type reports
   /// it, with the type to write (LANGUAGE.md §5), so it is only recorded.
@@ -207,6 +208,21 @@ private:
   std::vector<CarriedLog> Repeats;
   /// Where each mesh was declared, for "several meshes" messages.
   std::vector<std::string> MeshNames;
+  /// By DimId: where the dim's size is declared (empty for the dims a
+  /// builtin makes).
+  std::vector<llvm::SMRange> DimDecls;
+  /// A dim not divisible by its axes is one cause however many types shard
+  /// it so: each (dim, axes) is recorded at its first use with its other
+  /// uses, and reported once after the statements (reportUndivisible).
+  struct Undivisible {
+    DimId Dim;
+    AxisList Axes;
+    int64_t Size, Shards;
+    llvm::SMRange First;
+    std::vector<llvm::SMRange> More;
+  };
+  std::vector<Undivisible> Undivisibles;
+  size_t UndivisibleUses = 0; ///< every failing use, for "did it fail"
   /// Dims whose declaration failed because the name was taken.
   llvm::StringSet<> RejectedDims;
   const Expr *ConfigMesh = nullptr;

@@ -386,6 +386,8 @@ void Sema::dims(const DimDecl &D) {
     S.Value = Quantity::ofInt(N.value_or(1));
     S.Dim = Info->Names.Dims.size();
     Info->Names.Dims.push_back(B.Name.Name);
+    DimDecls.resize(Info->Names.Dims.size());
+    DimDecls[S.Dim] = B.Name.Range;
     // A dim whose name was taken is reported once; its uses stay quiet.
     if (!declare(B.Name, S))
       RejectedDims.insert(B.Name.Name);

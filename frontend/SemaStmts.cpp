@@ -170,7 +170,9 @@ void Sema::repeat(const RepeatDecl &D) {
   Builder->setInsertionPointToEnd(R->body());
   Scopes.emplace_back();
   Repeats.push_back({Scopes.size() - 1, R, {}});
-  unsigned ErrorsBefore = Diags.errorCount();
+  // A divisibility failure is reported after the statements, but fails the
+  // body as any error does.
+  size_t ErrorsBefore = Diags.errorCount() + UndivisibleUses;
   for (const DeclPtr &Item : D.Body) {
     if (Diags.shouldStop())
       break;
@@ -183,7 +185,7 @@ void Sema::repeat(const RepeatDecl &D) {
       Diags.report(Item->Range, diag::DeclNotAllowedInRepeat,
                    declKindSpelling(Item->Kind));
   }
-  if (Pipe && Diags.errorCount() > ErrorsBefore)
+  if (Pipe && Diags.errorCount() + UndivisibleUses > ErrorsBefore)
     PipelineBodyFailed = true;
   for (auto [S, Init] : Repeats.back().Entries)
     if (Init && S->Tensor && S->Tensor != Init)

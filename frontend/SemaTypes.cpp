@@ -169,18 +169,52 @@ bool Sema::checkAxes(llvm::ArrayRef<std::pair<AxisId, llvm::SMRange>> Uses) {
 }
 
 /// Rule 3: a dim's size is divisible by the product of its axes' sizes,
-/// unless padding is allowed (then the cost counts the padding).
+/// unless padding is allowed (then the cost counts the padding). A failure
+/// is recorded, not reported: reportUndivisible reports each cause once.
 bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D) {
   int64_t Shards = axesProduct(D.Axes, *Mesh);
   if (Config.AllowPadding || D.Size % Shards == 0)
     return true;
-  std::vector<std::string> Names;
-  for (AxisId A : D.Axes)
-    Names.push_back(Mesh->Axes[A].Name + "=" +
-                    std::to_string(Mesh->Axes[A].Size));
-  typeError(I.Range, diag::NotDivisible, Info->Names.Dims[D.Id], D.Size, Shards,
-            llvm::join(Names, " x "));
+  if (WrittenOperand) {
+    WrittenTypeBroken = true;
+    return false;
+  }
+  ++UndivisibleUses;
+  for (Undivisible &U : Undivisibles)
+    if (U.Dim == D.Id && U.Size == D.Size && U.Axes == D.Axes) {
+      U.More.push_back(I.Range);
+      return false;
+    }
+  Undivisibles.push_back({D.Id, D.Axes, D.Size, Shards, I.Range, {}});
   return false;
+}
+
+/// One error per dim and axes, at the first use: the caret is on the index
+/// that names both the dim and its axes, and the fix may be there (another
+/// sharding) as well as at the dim's size, which a note points at (the
+/// declaration can be in an import, or serve other uses that divide). The
+/// other uses follow as notes, the first few each at its place.
+void Sema::reportUndivisible() {
+  constexpr size_t ShownUses = 3;
+  for (const Undivisible &U : Undivisibles) {
+    if (Diags.shouldStop())
+      return;
+    const std::string &Name = Info->Names.Dims[U.Dim];
+    std::vector<std::string> Names;
+    for (AxisId A : U.Axes)
+      Names.push_back(Mesh->Axes[A].Name + "=" +
+                      std::to_string(Mesh->Axes[A].Size));
+    std::string Axes = llvm::join(Names, " x ");
+    Diags.report(U.First, diag::NotDivisible, Name, U.Size, U.Shards, Axes);
+    if (U.Dim < DimDecls.size() && DimDecls[U.Dim].Start.isValid())
+      Diags.report(DimDecls[U.Dim], diag::DimSizeDeclaredHere, Name, U.Size,
+                   U.Shards);
+    for (size_t K = 0; K < U.More.size() && K < ShownUses; ++K)
+      Diags.report(U.More[K], diag::NotDivisibleUse, Name, Axes);
+    if (U.More.size() > ShownUses)
+      Diags.report(U.More[ShownUses], diag::NotDivisibleMoreUses,
+                   int64_t(U.More.size() - ShownUses), Name, Axes);
+  }
 }
 
 /// Where each of \p Axes was written in index \p I. Rule 2 points at the
