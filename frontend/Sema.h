@@ -104,7 +104,7 @@ private:
   bool resolveBracedAxes(llvm::ArrayRef<Ident> Names, AxisList &Axes);
   bool resolveUnreduced(const IndexAST &I, AxisList &Axes);
   bool checkAxes(llvm::ArrayRef<std::pair<AxisId, llvm::SMRange>> Uses);
-  bool checkDivisible(const IndexAST &I, const TensorDim &D);
+  bool checkDivisible(const IndexAST &I, const TensorDim &D, bool HeadsIndex);
   void reportUndivisible();
   /// Reports a broken type rule, except while an operand's written type is
   /// resolved: there the comparison with the tensor's current type reports
@@ -220,9 +220,17 @@ private:
     int64_t Size, Shards;
     llvm::SMRange First;
     std::vector<llvm::SMRange> More;
+    /// The tensors whose heads index (the second last) it is.
+    llvm::StringSet<> HeadsOf;
   };
   std::vector<Undivisible> Undivisibles;
   size_t UndivisibleUses = 0; ///< every failing use, for "did it fail"
+  /// The tensor whose declared type is being resolved (a `tensor`, a
+  /// `param`, a statement's result), and the names attention reads as its
+  /// key and value: a KV-heads dim that does not divide gets the fix a
+  /// grouped-query attention wants (replicate), not padding.
+  llvm::StringRef Declaring;
+  llvm::StringSet<> KvOperands;
   /// Dims whose declaration failed because the name was taken.
   llvm::StringSet<> RejectedDims;
   const Expr *ConfigMesh = nullptr;

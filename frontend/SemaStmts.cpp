@@ -121,7 +121,9 @@ bool Sema::checkCarried(const AssignDecl &D, const ShardType &T) {
 void Sema::tensor(const TensorDecl &D) {
   if (!chooseMesh(D.Range))
     return;
+  Declaring = D.Name.Name;
   std::optional<ShardType> T = resolveType(D.Type, /*NeedDType=*/true);
+  Declaring = {};
   Value *V = nullptr;
   if (T) {
     unsigned St = addStatement(D.Range, D.Name.Name, OpKind::Input);
@@ -284,6 +286,9 @@ llvm::SMRange shardc::unreducedRange(const TensorTypeAST &T) {
 void Sema::assign(const AssignDecl &D) {
   if (!chooseMesh(D.Range))
     return;
+  if (D.Rhs == RhsKind::Call && D.Callee.Name == "attention")
+    for (unsigned I = 1; I < D.Args.size() && I < 3; ++I)
+      KvOperands.insert(D.Args[I].Name.Name);
   llvm::SmallVector<Value *, 2> Args;
   bool Ok = true;
   for (const OperandAST &O : D.Args) {
@@ -291,8 +296,10 @@ void Sema::assign(const AssignDecl &D) {
     Ok &= V != nullptr;
     Args.push_back(V);
   }
+  Declaring = D.Out.Name;
   std::optional<ShardType> Out =
       resolveType(D.OutType, /*NeedDType=*/!D.OutType.DType.Name.empty());
+  Declaring = {};
   if (!Ok || !Out) {
     bindTensor(D.Out, nullptr);
     return;

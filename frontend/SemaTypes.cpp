@@ -171,7 +171,8 @@ bool Sema::checkAxes(llvm::ArrayRef<std::pair<AxisId, llvm::SMRange>> Uses) {
 /// Rule 3: a dim's size is divisible by the product of its axes' sizes,
 /// unless padding is allowed (then the cost counts the padding). A failure
 /// is recorded, not reported: reportUndivisible reports each cause once.
-bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D) {
+bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D,
+                          bool HeadsIndex) {
   int64_t Shards = axesProduct(D.Axes, *Mesh);
   if (Config.AllowPadding || D.Size % Shards == 0)
     return true;
@@ -180,12 +181,18 @@ bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D) {
     return false;
   }
   ++UndivisibleUses;
-  for (Undivisible &U : Undivisibles)
-    if (U.Dim == D.Id && U.Size == D.Size && U.Axes == D.Axes) {
-      U.More.push_back(I.Range);
-      return false;
-    }
-  Undivisibles.push_back({D.Id, D.Axes, D.Size, Shards, I.Range, {}});
+  auto Same = llvm::find_if(Undivisibles, [&](const Undivisible &U) {
+    return U.Dim == D.Id && U.Size == D.Size && U.Axes == D.Axes;
+  });
+  if (Same == Undivisibles.end()) {
+    Undivisibles.push_back({D.Id, D.Axes, D.Size, Shards, I.Range, {}, {}});
+    Same = std::prev(Undivisibles.end());
+  } else {
+    Same->More.push_back(I.Range);
+  }
+  Undivisible &U = *Same;
+  if (HeadsIndex && !Declaring.empty())
+    U.HeadsOf.insert(Declaring);
   return false;
 }
 
@@ -205,7 +212,14 @@ void Sema::reportUndivisible() {
       Names.push_back(Mesh->Axes[A].Name + "=" +
                       std::to_string(Mesh->Axes[A].Size));
     std::string Axes = llvm::join(Names, " x ");
-    Diags.report(U.First, diag::NotDivisible, Name, U.Size, U.Shards, Axes);
+    bool KvHeads = llvm::any_of(U.HeadsOf, [&](const auto &T) {
+      return KvOperands.contains(T.getKey());
+    });
+    if (KvHeads)
+      Diags.report(U.First, diag::NotDivisibleKvHeads, Name, U.Size, U.Shards,
+                   Axes);
+    else
+      Diags.report(U.First, diag::NotDivisible, Name, U.Size, U.Shards, Axes);
     if (U.Dim < DimDecls.size() && DimDecls[U.Dim].Start.isValid())
       Diags.report(DimDecls[U.Dim], diag::DimSizeDeclaredHere, Name, U.Size,
                    U.Shards);
@@ -317,7 +331,7 @@ std::optional<ShardType> Sema::resolveType(const TensorTypeAST &T,
   if (!checkAxes(Uses))
     return std::nullopt;
   for (unsigned K = 0; K < S.Dims.size(); ++K)
-    if (!checkDivisible(T.Indices[K], S.Dims[K]))
+    if (!checkDivisible(T.Indices[K], S.Dims[K], K + 2 == S.Dims.size()))
       return std::nullopt;
   return S;
 }
