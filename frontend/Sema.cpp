@@ -130,6 +130,8 @@ bool Sema::run() {
         D.reset();
     }
   reportUndivisible();
+  if (!Diags.hasErrors())
+    warnTensorParallelSpan();
   // A program with a mesh but no tensors still has a (empty) module, so its
   // IR and report show the mesh; with no tensor asking, no error is due.
   if (!MeshChosen)
@@ -143,6 +145,8 @@ bool Sema::run() {
     checkPipelineCrossings();
   if (TrainBlock && !AnyParam && !Diags.hasErrors())
     Diags.report(TrainBlock->Range.Start, diag::TrainWithoutParams);
+  if (TrainBlock && AnyParam && !Diags.hasErrors())
+    warnTensorsLikeParams();
   return !Diags.hasErrors();
 }
 

@@ -89,6 +89,7 @@ private:
   void config(const ConfigDecl &D);
   void train(const TrainDecl &D);
   void warnUnusedTrainSettings(const PropertySet &Props, const TrainConfig &T);
+  void warnTensorsLikeParams();
   std::optional<unsigned> choose(const Property &P, const PropValue &V,
                                  llvm::ArrayRef<std::string> Choices);
   std::optional<DType> chooseDType(const Property &P, const PropValue &V,
@@ -264,6 +265,20 @@ private:
   void checkPipelineAxisUnused();
   void checkPipelineSettings();
   void checkPipelineCrossings();
+  /// Each mesh axis some contraction sums partial products over (tensor
+  /// parallelism), with the first such statement: warned about when its
+  /// groups leave a node (SemaMeshUse.cpp).
+  struct TensorParallelUse {
+    AxisId Axis;
+    llvm::SMRange At;
+    std::string Stmt;
+  };
+  std::vector<TensorParallelUse> TensorParallel;
+  void noteTensorParallel(const ShardType &L, const ShardType &R,
+                          llvm::ArrayRef<Value *> Args,
+                          llvm::ArrayRef<ContractionDim> Dims,
+                          const AssignDecl &D);
+  void warnTensorParallelSpan();
   /// Set while an operand's written type is resolved (typeError).
   bool WrittenOperand = false;
   bool WrittenTypeBroken = false;

@@ -407,6 +407,7 @@ Op *Sema::contraction(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   }
   if (!checkPeak(D, L.Elt, /*Matmul=*/true))
     return nullptr;
+  noteTensorParallel(L, R, Args, Dims, D);
   unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Contraction);
   return Builder->create<ContractionOp>(Diags.location(D.Range.Start), St, Args,
                                         D.Out.Name, Out, Dims);

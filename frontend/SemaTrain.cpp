@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
+#include "ir/Ops.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace shardc;
@@ -201,4 +203,41 @@ void Sema::param(const ParamDecl &D) {
   if (V)
     Bound.push_back({D.Name, V});
   declare(D.Name, S);
+}
+
+/// A layer weight declared `tensor` instead of `param` is accepted (the
+/// step still has other params) and priced as an activation, which moves
+/// every number; so a `tensor` input that looks like a weight is warned
+/// about. It looks like one when a contraction reads it, no statement writes
+/// it, and each of its dims is a dim some param has: an activation has a
+/// batch or sequence dim no weight has, which keeps real inputs quiet.
+void Sema::warnTensorsLikeParams() {
+  llvm::SmallDenseSet<DimId, 16> ParamDims;
+  walk<ParamOp>(IR->body(), [&](const ParamOp &O) {
+    for (const TensorDim &D : O.result()->type().Dims)
+      ParamDims.insert(D.Id);
+  });
+  llvm::StringSet<> Written;
+  for (const Statement &St : Info->Statements)
+    if (St.Kind != OpKind::Input && St.Kind != OpKind::Param)
+      Written.insert(St.Name);
+  std::vector<std::pair<const Value *, std::string>> ReadBy;
+  walk<ContractionOp>(IR->body(), [&](const ContractionOp &C) {
+    for (const Value *V : C.operands())
+      if (V->def() && isa<InputOp>(V->def()) &&
+          llvm::none_of(ReadBy, [&](const auto &R) { return R.first == V; }))
+        ReadBy.push_back({V, C.result()->name()});
+  });
+  for (auto &[V, Reader] : ReadBy) {
+    const ShardType &T = V->type();
+    auto Decl =
+        llvm::find_if(Bound, [&](const auto &B) { return B.second == V; });
+    if (Decl == Bound.end() || Written.contains(Decl->first.Name) ||
+        T.Elt == DType::int32 || !llvm::all_of(T.Dims, [&](const TensorDim &D) {
+          return ParamDims.contains(D.Id);
+        }))
+      continue;
+    Diags.report(Decl->first.Range, diag::TensorLooksLikeParam,
+                 Decl->first.Name, Reader);
+  }
 }
