@@ -101,10 +101,18 @@ struct ImportDecl : DeclOf<DeclKind::Import> {
   std::string Path;
   llvm::SMRange PathRange;
 };
+/// `tile NAME { ... }` in a chip (a GEMM tile class). Keyword is the word
+/// written before the name, which Sema checks is `tile`.
+struct TileAST {
+  Ident Keyword, Name;
+  std::vector<Property> Props;
+  llvm::SMRange Range;
+};
 struct ChipDecl : DeclOf<DeclKind::Chip> {
   Ident Name;
   Ident Base; ///< `chip NEW : BASE`; empty otherwise
   std::vector<Property> Props;
+  std::vector<TileAST> Tiles;
 };
 struct LevelAST {
   Ident Name;

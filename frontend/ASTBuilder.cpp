@@ -91,7 +91,10 @@ private:
   DeclPtr repeatStmt(P::RepeatStmtContext *C);
   DeclPtr assignStmt(P::AssignStmtContext *C);
   std::vector<Binding> bindings(const std::vector<P::BindingContext *> &Cs);
-  Property property(P::PropertyContext *C);
+  Property property(P::PropertyContext *C) {
+    return property(C->propName(), C->expr());
+  }
+  Property property(P::PropNameContext *Name, P::ExprContext *Value);
   TensorTypeAST tensorType(P::TensorTypeContext *C);
   void indexList(P::IndexListContext *C, TensorTypeAST &T);
   void unreduced(P::UnreducedContext *C, TensorTypeAST &T);
@@ -153,14 +156,26 @@ DeclPtr Builder::importDecl(P::ImportDeclContext *C) {
   return D;
 }
 
-/// chipDecl ::= 'chip' ID (':' ID)? '{' property* '}'
+/// chipDecl   ::= 'chip' ID (':' ID)? '{' chipMember* '}'
+/// chipMember ::= propName ('=' expr ';' | ID '{' property* '}')
 DeclPtr Builder::chipDecl(P::ChipDeclContext *C) {
   auto D = start<ChipDecl>(C);
   D->Name = Text.ident(token(C, P::ID));
   if (antlr4::Token *Base = token(C, P::ID, 1))
     D->Base = Text.ident(Base);
-  forEachChild<P::PropertyContext>(
-      C, [&](auto *Prop) { D->Props.push_back(property(Prop)); });
+  forEachChild<P::ChipMemberContext>(C, [&](P::ChipMemberContext *M) {
+    if (M->expr()) {
+      D->Props.push_back(property(M->propName(), M->expr()));
+      return;
+    }
+    TileAST Tile{{M->propName()->getText(), Text.range(M->propName())},
+                 Text.ident(token(M, P::ID)),
+                 {},
+                 Text.range(M)};
+    forEachChild<P::PropertyContext>(
+        M, [&](auto *Prop) { Tile.Props.push_back(property(Prop)); });
+    D->Tiles.push_back(std::move(Tile));
+  });
   return D;
 }
 
@@ -309,11 +324,11 @@ Builder::bindings(const std::vector<P::BindingContext *> &Cs) {
 }
 
 /// property ::= propName '=' expr ';'    propName ::= word ('.' word)*
-Property Builder::property(P::PropertyContext *C) {
+Property Builder::property(P::PropNameContext *Name, P::ExprContext *Value) {
   Property Prop;
-  Prop.Name.Range = Text.range(C->propName());
-  Prop.Name.Name = C->propName()->getText();
-  Prop.Value = expr(C->expr());
+  Prop.Name.Range = Text.range(Name);
+  Prop.Name.Name = Name->getText();
+  Prop.Value = expr(Value);
   return Prop;
 }
 

@@ -105,6 +105,11 @@ void Printer::decl(const Decl &D, unsigned Indent) {
     line(Indent, Head + " '" + C->Name.Name + "'" +
                      (C->Base.Name.empty() ? "" : " : " + C->Base.Name));
     props(C->Props, Indent + 1);
+    for (const TileAST &T : C->Tiles) {
+      line(Indent + 1,
+           fmt::format("{} {} '{}'", T.Keyword.Name, at(T.Range), T.Name.Name));
+      props(T.Props, Indent + 2);
+    }
   } else if (auto *C = llvm::dyn_cast<ClusterDecl>(&D)) {
     line(Indent, Head + " '" + C->Name.Name + "'" +
                      (C->Base.Name.empty() ? "" : " : " + C->Base.Name));

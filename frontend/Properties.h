@@ -40,6 +40,7 @@ enum class PropKind : uint8_t {
 
 enum class PropOwner : uint8_t {
   Chip,
+  Tile,
   Cluster,
   Level,
   Config,

@@ -78,6 +78,9 @@ private:
                   const Ident *Block = nullptr, llvm::StringRef Skip = "");
   void declareItem(const Decl &D);
   void chip(const ChipDecl &D);
+  /// The GEMM model a chip declaration writes (its tiles, wave_overhead,
+  /// epilogue_efficiency) into \p C.
+  bool chipGemm(const ChipDecl &D, const PropertySet &Props, ChipSpec &C);
   void cluster(const ClusterDecl &D);
   /// A level's properties into \p Out; \p Derived: over the base's.
   bool level(const LevelAST &L, LevelSpec &Out, bool Derived);

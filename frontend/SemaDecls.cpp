@@ -138,6 +138,9 @@ void Sema::chip(const ChipDecl &D) {
       C.Flops[T] = V->Number;
     if (const auto &V = Props.member(PropId::Chip_vector_flops, DType(T)))
       C.VectorFlops[T] = V->Number;
+    if (const auto &V =
+            Props.member(PropId::Chip_matmul_efficiency_for, DType(T)))
+      C.MatmulEfficiencyFor[T] = V->Number;
   }
   C.HbmBytes = Props.number(PropId::Chip_hbm, C.HbmBytes);
   C.HbmBw = Props.number(PropId::Chip_hbm_bw, C.HbmBw);
@@ -152,9 +155,72 @@ void Sema::chip(const ChipDecl &D) {
   Optional(PropId::Chip_attention_efficiency, C.AttentionEfficiency);
   Optional(PropId::Chip_attention_backward_efficiency,
            C.AttentionBackwardEfficiency);
+  if (Props.has(PropId::Chip_sms))
+    C.Sms = Props.get(PropId::Chip_sms).Whole;
+  Ok &= chipGemm(D, Props, C);
   Symbol S{SymKind::Chip, D.Name.Range, !Ok};
   S.Chip = &C;
   declare(D.Name, S);
+}
+
+/// A derived chip that writes any tile replaces its base's list (a fitted
+/// set of classes is one measurement: mixing two fits would price GEMMs by
+/// neither); one that writes none keeps its base's.
+bool Sema::chipGemm(const ChipDecl &D, const PropertySet &Props, ChipSpec &C) {
+  bool Ok = true;
+  if (!D.Tiles.empty())
+    C.Tiles.clear();
+  llvm::StringMap<const TileAST *> First;
+  for (const TileAST &T : D.Tiles) {
+    if (T.Keyword.Name != "tile") {
+      Diags.report(T.Keyword.Range, diag::UnknownChipBlock, T.Keyword.Name);
+      Ok = false;
+      continue;
+    }
+    if (auto [It, New] = First.try_emplace(T.Name.Name, &T); !New) {
+      Diags.report(T.Name.Range, diag::DuplicateTile, T.Name.Name, D.Name.Name);
+      Diags.report(It->second->Name.Range, diag::PreviousDeclaration,
+                   T.Name.Name);
+      Ok = false;
+      continue;
+    }
+    PropertySet TP;
+    if (!checkProps(T.Props, PropOwner::Tile, "tile", TP, &T.Name)) {
+      Ok = false;
+      continue;
+    }
+    C.Tiles.push_back({T.Name.Name, TP.get(PropId::Tile_m).Whole,
+                       TP.get(PropId::Tile_n).Whole,
+                       TP.get(PropId::Tile_ctas).Whole,
+                       TP.number(PropId::Tile_efficiency, 1.0)});
+  }
+  C.WaveOverhead = Props.number(PropId::Chip_wave_overhead, C.WaveOverhead);
+  C.EpilogueEfficiency =
+      Props.number(PropId::Chip_epilogue_efficiency, C.EpilogueEfficiency);
+  if (!Ok)
+    return false;
+  // What only the tiles use is an error without them: it would price
+  // nothing, silently.
+  for (PropId P :
+       {PropId::Chip_wave_overhead, PropId::Chip_epilogue_efficiency})
+    if (Props.has(P) && C.Tiles.empty()) {
+      const Property *Written = nullptr;
+      for (const Property &Prop : D.Props)
+        if (const PropSchema *S = findSchema(PropOwner::Chip, Prop.Name.Name);
+            S && S->Id == P)
+          Written = &Prop;
+      Diags.report(Written->Name.Range, diag::GemmPropertyWithoutTiles,
+                   P == PropId::Chip_wave_overhead ? "wave_overhead"
+                                                   : "epilogue_efficiency",
+                   D.Name.Name);
+      Ok = false;
+    }
+  if (!C.Tiles.empty() && C.Sms == 0) {
+    Diags.report(D.Tiles.empty() ? D.Name.Range : D.Tiles.front().Range,
+                 diag::TilesWithoutSms, D.Name.Name);
+    Ok = false;
+  }
+  return Ok;
 }
 
 bool Sema::level(const LevelAST &L, LevelSpec &Out, bool Derived) {

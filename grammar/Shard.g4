@@ -28,7 +28,13 @@ item
 importDecl  : IMPORT STRING ';' ;
 // `chip NEW : BASE { ... }` copies BASE and overrides what it writes
 // (LANGUAGE.md §10); so does a cluster, level by level.
-chipDecl    : CHIP ID (':' ID)? '{' property* '}' ;
+chipDecl    : CHIP ID (':' ID)? '{' chipMember* '}' ;
+// A property, or a GEMM tile class `tile t128x128 { m = 128; ... }`. The
+// two share their first word so the parser decides on one token (a
+// two-token decision would make recovery from a bad property leave the
+// chip); the frontend checks that a block's word is `tile`, so `tile` stays
+// a name a program may use.
+chipMember  : propName ('=' expr ';' | ID '{' property* '}') ;
 clusterDecl : CLUSTER ID (':' ID)? '{' (property | levelDecl)* '}' ;
 levelDecl   : LEVEL ID '{' property* '}' ;
 configDecl  : CONFIG '{' property* '}' ;

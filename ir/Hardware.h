@@ -32,6 +32,16 @@ llvm::StringRef dtypeName(DType T);
 double dtypeBytes(DType T);
 std::optional<DType> parseDType(llvm::StringRef Name);
 
+/// One tile class of a chip's GEMM model (docs/cost-model.md §1): a CTA
+/// computes a Tm x Tn block of the output, `ctas` of them are resident per
+/// SM, and one runs at `efficiency` of its share of the SM's peak.
+struct TileClass {
+  std::string Name;
+  int64_t M = 0, N = 0;
+  int64_t Ctas = 1;
+  double Efficiency = 1.0;
+};
+
 /// One chip type. Peaks of 0 mean "not given".
 struct ChipSpec {
   std::string Name;
@@ -40,7 +50,16 @@ struct ChipSpec {
   std::array<double, NumDTypes> Flops{};       ///< matmul peak, FLOP/s
   std::array<double, NumDTypes> VectorFlops{}; ///< non-matmul peak, FLOP/s
   double MatmulEfficiency = 1.0;
+  /// `matmul_efficiency.<dtype>`: a dtype's own GEMM ceiling (fp8 GEMMs
+  /// reach another share of their peak than bf16 ones); 0: MatmulEfficiency.
+  std::array<double, NumDTypes> MatmulEfficiencyFor{};
   double HbmEfficiency = 1.0;
+  int64_t Sms = 0; ///< streaming multiprocessors (0: not given)
+  /// The GEMM model by shape: empty, every GEMM runs at the ceiling.
+  llvm::SmallVector<TileClass, 4> Tiles;
+  double WaveOverhead = 0; ///< seconds per wave
+  /// The batched-GEMM epilogue's share of hbm_bw; 0: no epilogue term.
+  double EpilogueEfficiency = 0;
   /// Measured kernel rates, each unset until a preset writes it (then it
   /// follows the figure it defaults to, also in a derived chip that changes
   /// that figure): memory-bound kernels' share of hbm_bw (default
@@ -70,6 +89,12 @@ struct ChipSpec {
 
   /// Matmul peak for \p T; 0 when the chip gives none.
   double matmulPeak(DType T) const { return Flops[unsigned(T)]; }
+  /// The best share of the matmul peak a GEMM in \p T reaches: its own
+  /// `matmul_efficiency.<dtype>`, else matmul_efficiency.
+  double matmulCeiling(DType T) const {
+    double E = MatmulEfficiencyFor[unsigned(T)];
+    return E > 0 ? E : MatmulEfficiency;
+  }
   /// True when the chip gives vector_flops for \p T.
   bool hasVectorPeak(DType T) const { return VectorFlops[unsigned(T)] > 0; }
   /// Elementwise peak: vector_flops, falling back to flops (COST-MODEL §1).
