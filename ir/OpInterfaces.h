@@ -23,6 +23,17 @@
 
 namespace shardc {
 
+/// A contraction's GEMM on one chip: Batch x M x N x K, the local extents
+/// after sharding (M: the lhs free dims, N: the rhs free dims, K: the
+/// contracted dims, Batch: the batch dims, each a product). M = 0: the
+/// work is no single GEMM.
+struct GemmShape {
+  double M = 0, N = 0, K = 0, Batch = 1;
+  double OutBytes = 0; ///< the result's bytes on one chip
+  bool valid() const { return M > 0; }
+  double flops() const { return 2 * M * N * K * Batch; }
+};
+
 /// The work a local op does on one chip (COST-MODEL.md §1); the cost model
 /// turns it into time on a chip.
 struct OpWork {
@@ -47,6 +58,9 @@ struct OpWork {
   /// (docs/cost-model.md §1, "Measured kernel rates").
   enum class Kernel : uint8_t { General, FusedAttention, FusedAttentionGrad };
   Kernel Class = Kernel::General;
+  /// A contraction's GEMM, which the chip's GEMM model prices by shape
+  /// (passes/GemmModel.h); other matmul work runs at the ceiling.
+  GemmShape Gemm;
 };
 
 /// How insert-collectives lowers a high-level op.

@@ -94,10 +94,28 @@ OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
   // shard nothing repeat the work.
   OpWork W;
   double Local = 2, Global = 2;
+  GemmShape &G = W.Gemm;
+  G.M = G.N = G.K = G.Batch = 1;
   for (const ContractionDim &D : Dims) {
-    Local *= localExtent(D, L, R, M);
+    double Extent = localExtent(D, L, R, M);
+    Local *= Extent;
     Global *= double(D.Size);
+    switch (D.Role) {
+    case DimRole::FreeLhs:
+      G.M *= Extent;
+      break;
+    case DimRole::FreeRhs:
+      G.N *= Extent;
+      break;
+    case DimRole::Contracted:
+      G.K *= Extent;
+      break;
+    case DimRole::Batch:
+      G.Batch *= Extent;
+      break;
+    }
   }
+  G.OutBytes = Out.localBytes(M);
   W.Flops = Local;
   W.UsefulFlops = Global;
   W.HbmBytes = L.localBytes(M) + R.localBytes(M) + Out.localBytes(M);

@@ -1,5 +1,6 @@
 //===- CostModel.cpp - COST-MODEL.md §1, §3 and §4 as functions -----------===//
 #include "passes/CostModel.h"
+#include "passes/GemmModel.h"
 #include <cassert>
 
 using namespace shardc;
@@ -15,13 +16,19 @@ static double matmulEfficiency(const OpWork &W, const ChipSpec &C) {
   case OpWork::Kernel::General:
     break;
   }
-  return C.MatmulEfficiency;
+  return C.matmulCeiling(W.Elt);
 }
 
 ComputeTime shardc::computeTime(const OpWork &W, const ChipSpec &C) {
   ComputeTime T;
-  T.TMath = W.Matmul ? W.Flops / (C.matmulPeak(W.Elt) * matmulEfficiency(W, C))
-                     : W.Flops / C.vectorPeak(W.Elt);
+  // A contraction on a chip with tiles is priced by its shape; any other
+  // matmul work at its efficiency, FLOPs / (peak x efficiency).
+  if (W.Matmul && W.Gemm.valid() && !C.Tiles.empty())
+    T.TMath = gemmTime(W.Gemm, W.Elt, C).Time;
+  else
+    T.TMath = W.Matmul
+                  ? W.Flops / (C.matmulPeak(W.Elt) * matmulEfficiency(W, C))
+                  : W.Flops / C.vectorPeak(W.Elt);
   // A matmul's operands stream at a read kernel's rate (hbm_efficiency); a
   // memory-bound kernel's bytes, and the softmax and dropout between
   // unfused attention's matmuls, at the rate measured for such kernels.

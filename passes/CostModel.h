@@ -81,6 +81,12 @@ struct OpCost {
   /// Σ comm_sm_share x time over its collectives (docs/cost-model.md §6.6):
   /// what they slow the compute they overlap by.
   double Contention = 0;
+  /// A contraction's GEMM (a statement's: its largest contraction's), its
+  /// dtype, the share of the peak the chip's GEMM model gives it and the
+  /// chip's ceiling for the dtype (equal without tiles).
+  GemmShape Gemm;
+  DType GemmElt = DType::bf16;
+  double GemmEfficiency = 0, GemmCeiling = 0;
 };
 static_assert(NumDTypes <= 8, "VectorFallback is a bit per dtype");
 /// The fallback bit of \p W's dtype on \p C, or 0.

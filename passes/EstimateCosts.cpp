@@ -3,8 +3,10 @@
 // COST-MODEL.md §1 and §4, into the OpCosts, StatementCosts and Totals
 // tables:
 //  1. every local op gets its work (the op's compute interface) as FLOPs
-//     and HBM bytes per chip, T_math and T_hbm; every collective its
-//     T_comms from place-collectives;
+//     and HBM bytes per chip, T_math and T_hbm (a contraction's T_math by
+//     its GEMM's shape on a chip with tile classes, passes/GemmModel.h;
+//     its GEMM and efficiency are kept for the report); every collective
+//     its T_comms from place-collectives;
 //  2. each source statement adds up its ops: T_compute = max(T_math, T_hbm)
 //     of the summed terms, T_comms the sum of its collectives, time under
 //     `overlap`, and the bound (the largest term);
@@ -17,6 +19,7 @@
 // cost is as in the last microbatch, its first-microbatch time beside it.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/GemmModel.h"
 #include "passes/Overlap.h"
 #include "passes/Pipeline.h"
 
@@ -70,6 +73,13 @@ OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
       Total.Flops += W->UsefulFlops * Repeat;
       AtPeak += Cost.AtPeak * Repeat;
     }
+    if (W->Matmul && W->Gemm.valid()) {
+      GemmTime G = gemmTime(W->Gemm, W->Elt, Chip);
+      Cost.Gemm = W->Gemm;
+      Cost.GemmElt = W->Elt;
+      Cost.GemmEfficiency = G.Efficiency;
+      Cost.GemmCeiling = G.Ceiling;
+    }
   } else if (const auto &CC = C.Tables.Collectives[O.id()]) {
     Cost.TComms = CC->Time;
     Cost.Contention = commShare(C, *CC) * CC->Time;
@@ -110,6 +120,13 @@ bool EstimateCosts::run(MeshCompile &C, DiagnosticEngine &) {
     S.TComms += Cost.TComms;
     S.Contention += Cost.Contention;
     S.VectorFallback |= Cost.VectorFallback;
+    if (Cost.Gemm.valid() &&
+        (!S.Gemm.valid() || Cost.Gemm.flops() > S.Gemm.flops())) {
+      S.Gemm = Cost.Gemm;
+      S.GemmElt = Cost.GemmElt;
+      S.GemmEfficiency = Cost.GemmEfficiency;
+      S.GemmCeiling = Cost.GemmCeiling;
+    }
   });
   for (auto &S : T.StatementCosts)
     if (S)
