@@ -168,6 +168,21 @@ void choiceJson(OStream &J, const PlanChoice &C, const TypeNames &Names) {
   });
 }
 
+/// A contraction's GEMM per chip, what the GEMM model makes of it and the
+/// ceiling (docs/json.md): every contraction has one, tiles or not.
+void gemmJson(OStream &J, const OpCost &Cost) {
+  const GemmShape &G = Cost.Gemm;
+  J.attributeObject("gemm", [&] {
+    J.attribute("batch", G.Batch);
+    J.attribute("ceiling", Cost.GemmCeiling);
+    J.attribute("dtype", dtypeName(Cost.GemmElt));
+    J.attribute("efficiency", Cost.GemmEfficiency);
+    J.attribute("k", G.K);
+    J.attribute("m", G.M);
+    J.attribute("n", G.N);
+  });
+}
+
 void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
             llvm::ArrayRef<const CollectiveOp *> Colls) {
   const Statement &S = C.program().statement(Stmt);
@@ -186,6 +201,8 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
         collectiveJson(J, *Op, C);
     });
     J.attribute("flops_per_chip", Cost.Flops);
+    if (Cost.Gemm.valid())
+      gemmJson(J, Cost);
     J.attribute("hbm_bytes_per_chip", Cost.HbmBytes);
     J.attribute("intensity",
                 Cost.HbmBytes > 0 ? Cost.Flops / Cost.HbmBytes : 0.0);

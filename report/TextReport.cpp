@@ -239,6 +239,38 @@ void fallbackNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
   }
 }
 
+/// The GEMM model's verdicts worth reading: on a chip with tile classes,
+/// each contraction whose shape runs it more than 5% below the chip's
+/// ceiling (docs/cost-model.md §1), with its shape and share of the peak.
+/// Without tiles every GEMM runs at the ceiling and nothing is said.
+void gemmNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
+  const ChipSpec &Chip = C.mesh().Cluster->Chip;
+  if (Chip.Tiles.empty())
+    return;
+  const ProgramInfo &Info = C.program().info();
+  std::string Lines;
+  for (size_t I = 0; I < Info.Statements.size(); ++I) {
+    const auto &Cost = C.Tables.StatementCosts[I];
+    if (!Cost || !Cost->Gemm.valid() ||
+        Cost->GemmEfficiency >= 0.95 * Cost->GemmCeiling)
+      continue;
+    const GemmShape &G = Cost->Gemm;
+    std::string Shape = fmt::format("{:.0f} x {:.0f} x {:.0f}", G.M, G.N, G.K);
+    if (G.Batch > 1)
+      Shape = fmt::format("{:.0f} x ", G.Batch) + Shape;
+    Lines += fmt::format(
+        "  '{}' (line {}) {} {}: {:.1f}% of peak\n", Info.Statements[I].Name,
+        Info.Statements[I].Location.Line, Shape, dtypeName(Cost->GemmElt).str(),
+        100.0 * Cost->GemmEfficiency);
+  }
+  if (Lines.empty())
+    return;
+  OS << fmt::format("\nnote: chip '{}' prices GEMMs by shape; these run more "
+                    "than 5% below its ceiling (batch x M x N x K per chip):\n",
+                    Chip.Name)
+     << Lines;
+}
+
 /// 65536 as `65,536`; rounded to a whole number.
 std::string wholeNumber(double V) {
   if (!(V < 1e18))
@@ -547,6 +579,7 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
   choiceLines(C, OS);
   fallbackNotes(C, OS);
   serialNotes(C, OS);
+  gemmNotes(C, OS);
   contextParallelNotes(C, OS);
   if (Training) {
     stepLines(C, *C.Tables.Step, OS);
