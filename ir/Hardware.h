@@ -84,7 +84,7 @@ struct ChipSpec {
   bool atDatasheetPeaks() const {
     return MatmulEfficiency == 1 && HbmEfficiency == 1 &&
            elementwiseEfficiency() == 1 && attentionEfficiency(false) == 1 &&
-           attentionEfficiency(true) == 1;
+           attentionEfficiency(true) == 1 && Tiles.empty();
   }
 
   /// Matmul peak for \p T; 0 when the chip gives none.

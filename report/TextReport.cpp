@@ -341,6 +341,10 @@ std::string peaksLabel(const ChipSpec &Chip) {
   Figure("elementwise_efficiency", Chip.ElementwiseEfficiency);
   Figure("attention_efficiency", Chip.AttentionEfficiency);
   Figure("attention_backward_efficiency", Chip.AttentionBackwardEfficiency);
+  // GEMMs priced by shape: the tile classes stand for a fitted sweep.
+  if (!Chip.Tiles.empty())
+    Measured.push_back(fmt::format("{} GEMM tile class{}", Chip.Tiles.size(),
+                                   Chip.Tiles.size() == 1 ? "" : "es"));
   return "measured chip: " + llvm::join(Measured, ", ");
 }
 
