@@ -228,7 +228,11 @@ void Sema::warnTensorsLikeParams() {
           llvm::none_of(ReadBy, [&](const auto &R) { return R.first == V; }))
         ReadBy.push_back({V, C.result()->name()});
   });
-  for (auto &[V, Reader] : ReadBy) {
+  // Not a structured binding: clang 14 (the fuzz build) cannot capture one
+  // in the lambdas below.
+  for (const auto &Entry : ReadBy) {
+    const Value *V = Entry.first;
+    const std::string &Reader = Entry.second;
     const ShardType &T = V->type();
     auto Decl =
         llvm::find_if(Bound, [&](const auto &B) { return B.second == V; });

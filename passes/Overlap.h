@@ -12,7 +12,7 @@
 
 namespace shardc {
 
-struct MeshCompile;
+class MeshCompile;
 
 /// The comm_sm_share of the outermost level whose links \p CC uses: the
 /// share of the SMs its kernel occupies (0 for a collective with no
