@@ -19,12 +19,21 @@
 //     the first operand). The choice and the best rejected plan go to the
 //     Choices table as data.
 //  4. Keep (inputs) and repeats are copied.
+// In the backward, an operand's step is emitted once per block: a second
+// op that needs the same step of the same value (the dgrad and the wgrad
+// of a sequence-parallel layer both gathering one gradient, as Megatron-LM
+// does) reuses the first one's result, and its plans price that step as
+// free. Forward gathers are not reused: keeping one to the backward, or
+// across the forward, is a memory decision (recompute) the user writes.
+// A recompute is a reshard the backward writes out, so it gathers again.
 // The checked module is never changed, so the same one lowers for any mesh.
 //
 //===----------------------------------------------------------------------===//
 #include "diag/Diagnostic.h"
 #include "ir/ContractionPlans.h"
 #include "passes/Pipeline.h"
+#include <map>
+#include <tuple>
 #include <type_traits>
 
 using namespace shardc;
@@ -53,6 +62,11 @@ struct PricedSteps {
   ReshardSteps Steps;
   PlanPrice Price;
 };
+
+/// An operand step already emitted in a block: the block, the value it
+/// reads, and the step's kind, axes and dims (which fix its result type).
+using StepKey = std::tuple<const Block *, const Value *, StepKind,
+                           std::vector<AxisId>, int, int>;
 
 /// Names intermediate values after the step that made them (`B.slice`), so
 /// the printed IR keeps the user's name for the statement's result.
@@ -149,6 +163,27 @@ private:
               const std::string &FinalName, Op **Converted = nullptr);
   Value *emitStep(const ReshardStep &S, Value *In, const Op &Origin,
                   std::string Name);
+  /// Emits an operand's \p Steps on \p In, reusing any this block has.
+  Value *emitOperand(Value *In, llvm::ArrayRef<ReshardStep> Steps,
+                     const Op &Origin);
+  /// The result of step \p S on \p In where this block has emitted it.
+  Value *emitted(const Value *In, const ReshardStep &S) const {
+    auto It = Emitted.find(key(In, S));
+    return It == Emitted.end() || It->second->type() != S.After ? nullptr
+                                                                : It->second;
+  }
+  StepKey key(const Value *In, const ReshardStep &S) const {
+    std::vector<AxisId> Axes(S.Axes.begin(), S.Axes.end());
+    return {&B->block(), In, S.Kind, std::move(Axes), S.Dim, S.DstDim};
+  }
+  /// \p Steps past the prefix this block has emitted on \p In for \p O.
+  llvm::ArrayRef<ReshardStep>
+  unemitted(const Op &O, const Value *In,
+            llvm::ArrayRef<ReshardStep> Steps) const;
+  /// Whether \p O's operand steps are shared: in the backward only.
+  bool shares(const Op &O) const {
+    return C->program().info().Statements[O.stmt()].Ph == Phase::Backward;
+  }
   PricedPlan price(const ContractionOp &O, const ContractionPlan &P);
   PlanPrice priceConversion(llvm::ArrayRef<ReshardStep> Steps);
   /// Adds the comms time, bytes moved and collectives of \p Steps to \p P.
@@ -185,6 +220,8 @@ private:
   std::unique_ptr<OpBuilder> B;
   /// The lowered value of each checked value, by checked value id.
   std::vector<Value *> Map;
+  /// The operand steps emitted so far, by block, value and step.
+  std::map<StepKey, Value *> Emitted;
 };
 
 bool InsertCollectives::run(MeshCompile &Compile, DiagnosticEngine &D) {
@@ -197,6 +234,7 @@ bool InsertCollectives::run(MeshCompile &Compile, DiagnosticEngine &D) {
                                Checked.config(), Module::Stage::Lowered);
   B = std::make_unique<OpBuilder>(*Lowered, Lowered->body());
   Map.assign(Checked.numValueIds(), nullptr);
+  Emitted.clear();
   Compile.Tables.Choices.clear();
   Compile.Tables.Choices.resize(Checked.info().Statements.size());
   block(Checked.body(), Lowered->body());
@@ -281,6 +319,35 @@ Value *InsertCollectives::emit(Value *In, llvm::ArrayRef<ReshardStep> Steps,
   return In;
 }
 
+Value *InsertCollectives::emitOperand(Value *In,
+                                      llvm::ArrayRef<ReshardStep> Steps,
+                                      const Op &Origin) {
+  if (!shares(Origin))
+    return emit(In, Steps, Origin, "");
+  for (const ReshardStep &S : Steps) {
+    if (Value *Done = emitted(In, S)) {
+      In = Done;
+      continue;
+    }
+    StepKey K = key(In, S);
+    In = emitStep(S, In, Origin, In->name() + "." + stepSuffix(S.Kind));
+    Emitted.emplace(std::move(K), In);
+  }
+  return In;
+}
+
+llvm::ArrayRef<ReshardStep>
+InsertCollectives::unemitted(const Op &O, const Value *In,
+                             llvm::ArrayRef<ReshardStep> Steps) const {
+  if (!shares(O))
+    return Steps;
+  size_t I = 0;
+  for (; I < Steps.size() && In; ++I)
+    if (!(In = emitted(In, Steps[I])))
+      break;
+  return Steps.drop_front(I);
+}
+
 void InsertCollectives::reshard(const ReshardOp &O) {
   const Value *Src = O.operand(0), *Dst = O.result();
   if (Src->type().Elt != Dst->type().Elt)
@@ -308,7 +375,7 @@ void InsertCollectives::local(const Op &O) {
         planReshard(O.operand(I)->type(), L.requiredOperandType(I), evenOn());
     if (!In)
       return noPlan(O, "an operand's sharding");
-    Operands[I] = emit(Operands[I], *In, O, "");
+    Operands[I] = emitOperand(Operands[I], *In, O);
   }
   // The op computes in its operands' sharding; the written type follows.
   bool Direct = Steps->empty();
@@ -390,8 +457,9 @@ PricedPlan InsertCollectives::price(const ContractionOp &O,
   OpWork W = ContractionOp::workFor(P.L, P.R, P.Natural, O.dims(), M);
   double Compute = computeTime(W, M.Cluster->Chip).time();
   PlanPrice Price; // Time holds the comms until the compute joins them
-  addSteps(P.LSteps, Price);
-  addSteps(P.RSteps, Price);
+  // An operand step this block has already emitted is reused: it is free.
+  addSteps(unemitted(O, lowered(O.operand(0)), P.LSteps), Price);
+  addSteps(unemitted(O, lowered(O.operand(1)), P.RSteps), Price);
   addSteps(P.OutSteps, Price);
   Price.Time = combineTime(Compute, Price.Time, C->config().Overlap);
   return {P, Price};
@@ -428,8 +496,8 @@ void InsertCollectives::contraction(const ContractionOp &O) {
     return noPlan(O, "a contraction");
   const ContractionPlan &P = Best->Plan;
   const std::string &Final = O.result()->name();
-  Value *L = emit(lowered(O.operand(0)), P.LSteps, O, "");
-  Value *R = emit(lowered(O.operand(1)), P.RSteps, O, "");
+  Value *L = emitOperand(lowered(O.operand(0)), P.LSteps, O);
+  Value *R = emitOperand(lowered(O.operand(1)), P.RSteps, O);
   std::string Name = P.OutSteps.empty()            ? Final
                      : P.Natural.Unreduced.empty() ? Final + ".local"
                                                    : Final + ".partial";
