@@ -111,7 +111,7 @@ void Sema::checkPipelineCrossings() {
   if (!PipelineAxis || !IR || Mesh->Axes[*PipelineAxis].Size == 1)
     return;
   forEachPipelineCrossing(IR->body(), [&](const Op &O, const Value &V) {
-    Diags.report(O.loc(), diag::PipelineCrossing, V.name());
+    Diags.report(O.loc(), crossingDiag(V), V.name());
   });
 }
 

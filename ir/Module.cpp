@@ -1,5 +1,6 @@
 //===- Module.cpp - Modules and the builder -------------------------------===//
 #include "ir/Module.h"
+#include "diag/Diagnostic.h"
 #include "llvm/ADT/DenseSet.h"
 #include <cassert>
 
@@ -111,6 +112,11 @@ std::unique_ptr<Module> shardc::rebindModule(const Module &M,
   return Copy;
 }
 
+const DiagDesc<std::string> &shardc::crossingDiag(const Value &V) {
+  return isa<ParamOp>(V.def()) ? diag::PipelineParamInLayers
+                               : diag::PipelineCrossing;
+}
+
 void shardc::forEachPipelineCrossing(
     const Block &Top,
     llvm::function_ref<void(const Op &Reader, const Value &V)> F) {
@@ -133,10 +139,14 @@ void shardc::forEachPipelineCrossing(
       walk(*B, Add);
   }
   llvm::DenseSet<const Value *> Reported;
+  // A param declared before the layers and read after them (a tied
+  // embedding and LM head) is a copy the last stage holds, not a crossing
+  // (StagePartition::TiedOnLast); read by the layers, it would be one on
+  // every stage, which shardc does not price.
   auto Check = [&](const Op &O, bool InBody) {
     for (const Value *V : O.operands())
       if (FirstStage.count(V) && !(InBody && Pipe->carriedFrom(V)) &&
-          Reported.insert(V).second)
+          !(!InBody && isa<ParamOp>(V->def())) && Reported.insert(V).second)
         F(O, *V);
   };
   walk(Pipe->body(), [&](const Op &O) { Check(O, true); });

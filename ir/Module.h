@@ -21,6 +21,7 @@ class raw_ostream;
 } // namespace llvm
 
 namespace shardc {
+template <typename... Args> struct DiagDesc;
 
 /// A statement: what the report calls an op. The user's statements come
 /// first; a training step adds the ones the compiler derives (backward,
@@ -174,9 +175,13 @@ std::unique_ptr<Module> rebindModule(const Module &M, const MeshSpec &Mesh,
 /// \p F once per such value, at its first reader. Inputs (data, token ids)
 /// are loaded wherever they are read, and the carried value is the one
 /// value the pipeline sends.
+/// A param declared before the layers and read after them (a tied
+/// embedding and LM head) is not a crossing: the last stage holds a copy.
 void forEachPipelineCrossing(
     const Block &Top,
     llvm::function_ref<void(const Op &Reader, const Value &V)> F);
+/// The error for crossing value \p V: a param the layers read, or another.
+const DiagDesc<std::string> &crossingDiag(const Value &V);
 
 /// Called by the printer under each op, for what an analysis knows of it
 /// (remarks, costs); \p Indent is the column to start lines at.

@@ -87,6 +87,12 @@ struct StepSummary {
   /// The gradient syncs one chip issues per step, summed: with a pipeline
   /// its stage's share of the layers' and the busier end's own.
   double TSync = 0;
+  /// Tied params across a pipeline (StagePartition::TiedOnLast): the one
+  /// exchange of the two copies' gradients between the first and the last
+  /// stage, after the backward (part of TSyncExposed), its bytes per chip
+  /// each way, and the params' statements.
+  double TTiedSync = 0, TiedSyncBytes = 0;
+  std::vector<unsigned> TiedParams;
   double TOpt = 0;         ///< the optimizer updates
   double TParamGather = 0; ///< ZeRO 1-2's gathers of the updated params
   /// `param_gather = overlapped` (docs/cost-model.md §6.6): the gathers'

@@ -203,7 +203,7 @@ bool BindMesh::run(MeshCompile &Compile, DiagnosticEngine &D) {
     if (auto *R = dyn_cast<RepeatOp>(O.get());
         R && R->pipelineAxis() && pipelineSplits(*R) && crossingsUnchecked(*R))
       forEachPipelineCrossing(Top, [&](const Op &Reader, const Value &V) {
-        D.report(Reader.loc(), diag::PipelineCrossing, V.name());
+        D.report(Reader.loc(), crossingDiag(V), V.name());
       });
   walk<AttentionOp>(Top, [&](const AttentionOp &A) { kvHeads(A); });
   moeSlots();

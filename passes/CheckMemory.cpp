@@ -112,6 +112,8 @@ public:
       return double(Copies);
     if (isa<InputOp>(O))
       return readHere(*O->result()) ? double(Copies) : 0;
+    if (Part.tiedCopy(Stage, O->stmt())) // the last stage's tied copy
+      return double(Copies);
     return Part.share(Stage, Part.side(*O), double(Copies));
   }
   /// Whether an input is loaded on this end: an input is loaded wherever it

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "diag/Diagnostic.h"
+#include "passes/Network.h"
 #include "passes/Overlap.h"
 #include "passes/StepBuilder.h"
 
@@ -127,13 +128,19 @@ void StepBuilder::chipShares(const StagePartition &Part) {
     if (Side == StageSide::Layers)
       CommsPerStep[St] = Cost->TComms * N / double(P) * Runs;
     bool Gathers = Stmt.From && Stmt.From->What == Provenance::Gather;
+    // A tied param's copy on the last stage is synced and updated there too.
+    auto Share = [&](unsigned Sg, double X) {
+      return Stmt.From && Part.tiedCopy(Sg, Stmt.From->Stmt)
+                 ? X
+                 : Part.share(Sg, Side, X);
+    };
     for (unsigned Sg = 0; Sg < P; ++Sg)
       if (Stmt.Ph == Phase::Sync)
-        Sync[Sg] += Part.share(Sg, Side, Cost->Time * N * Runs);
+        Sync[Sg] += Share(Sg, Cost->Time * N * Runs);
       else if (Stmt.Ph == Phase::Optimizer) {
-        (Gathers ? Gather : Opt)[Sg] += Part.share(Sg, Side, Cost->Time * N);
+        (Gathers ? Gather : Opt)[Sg] += Share(Sg, Cost->Time * N);
         if (Gathers)
-          GatherShare[Sg] += Part.share(Sg, Side, Cost->Contention * N);
+          GatherShare[Sg] += Share(Sg, Cost->Contention * N);
       }
   });
   // The chip of the stage that issues the most syncs; that updates the
@@ -145,11 +152,33 @@ void StepBuilder::chipShares(const StagePartition &Part) {
     if (Opt[Sg] + Gather[Sg] > Opt[Updates] + Gather[Updates])
       Updates = Sg;
   }
+  tiedSync(Part);
   S.TOpt = Opt[Updates];
   S.TParamGather = S.TParamGatherIssued = Gather[Updates];
   S.ParamGatherContention = GatherShare[Updates];
   // Each chip runs its stage's share: HFU is per chip, averaged.
   S.Hfu /= double(P);
+}
+
+/// docs/training.md: a tied param's two copies, on the first and the last
+/// stage, sum their gradients after the backward with one exchange over
+/// the pipeline axis: each end sends its gradient buffer to the other at
+/// once (Megatron-LM's embedding-group AllReduce of two), priced as one
+/// send of those bytes between neighbouring stages.
+void StepBuilder::tiedSync(const StagePartition &Part) {
+  if (!S.Pipeline)
+    return;
+  const MeshSpec &Mesh = C.mesh();
+  for (const ParamInfo &P : C.Tables.Params)
+    if (Part.tiedCopy(Part.Stages - 1, P.Stmt)) {
+      S.TiedSyncBytes += P.GradBuffer.localBytes(Mesh);
+      S.TiedParams.push_back(P.Stmt);
+    }
+  if (S.TiedParams.empty())
+    return;
+  S.TTiedSync =
+      createNetwork(Mesh)->placeSend(S.Pipeline->Axis, S.TiedSyncBytes).Time;
+  S.TSync += S.TTiedSync;
 }
 
 /// COST-MODEL.md §6.5: the product of all but the last dim of the first
@@ -186,6 +215,7 @@ void StepBuilder::finish(const StreamEffect &Step) {
   // (pipelined: the backlog is already that): D + T is their time.
   S.TSyncExposed = !Train.SyncAfterBackward || S.Pipeline ? Step.backlogAfter(0)
                                                           : Step.D + Step.T;
+  S.TSyncExposed += S.TTiedSync; // after every other sync (tiedSync)
   // docs/cost-model.md §6.6: under the next step's forward, the gathers
   // add what the pair rule says.
   if (Train.ParamGatherOverlapped)

@@ -171,6 +171,24 @@ void assignSides(StagePartition &P, const Module &M, const LayerRepeats &L) {
   }
 }
 
+/// Step 3b: the params the last stage holds a copy of: declared before the
+/// layers (on the first stage), read by a forward statement after them.
+void findTied(StagePartition &P, const Module &M, const LayerRepeats &L) {
+  P.TiedOnLast.assign(M.info().Statements.size(), false);
+  if (!L.Fwd)
+    return;
+  for (const auto &O : M.body().ops()) {
+    if (!isa<ParamOp>(O.get()) || P.Side[O->stmt()] != StageSide::First)
+      continue;
+    P.TiedOnLast[O->stmt()] =
+        llvm::any_of(O->result()->users(), [&](const Op *U) {
+          unsigned St = pieceStmt(*U);
+          return St != NoStmt && M.statement(St).Ph == Phase::Forward &&
+                 P.Side[St] == StageSide::Last;
+        });
+  }
+}
+
 /// Step 4: the lowered module's top-level pieces.
 void collectPieces(StagePartition &P, const Module &Lowered) {
   unsigned Last = NoStmt;
@@ -212,6 +230,7 @@ StagePartition shardc::partitionStages(const MeshCompile &C) {
     Program = {};
   }
   assignSides(P, C.program(), Program);
+  findTied(P, C.program(), Program);
   collectPieces(P, Lowered);
   return P;
 }

@@ -70,6 +70,13 @@ struct StagePartition {
   /// By statement: which stages run it. A statement in a repeat that is
   /// not pipelined runs where that repeat does.
   std::vector<StageSide> Side;
+  /// By statement: a param declared before the layers that the forward
+  /// reads after them too (a tied embedding and LM head). The last stage
+  /// holds a copy with its own gradient and optimizer state, syncs and
+  /// updates it as the first stage does, and the two copies' gradients are
+  /// summed by one exchange over the pipeline axis after the backward, as
+  /// Megatron-LM's embedding group does (docs/training.md).
+  std::vector<bool> TiedOnLast;
   /// The lowered module's top-level ops outside the pipelined repeats, by
   /// part and side (First or Last), in program order: a repeat, or the
   /// first op of each statement. Without a pipeline every one is First's.
@@ -95,6 +102,12 @@ struct StagePartition {
   /// The side of \p O, an op of the lowered module or of the program it was
   /// made from: its statement's, or a repeat's first statement's.
   StageSide side(const Op &O) const;
+  /// Whether stage \p Stage holds a tied copy of the param of statement
+  /// \p Stmt, or runs a statement derived from one (its sync, its update).
+  bool tiedCopy(unsigned Stage, unsigned Stmt) const {
+    return Stages > 1 && Stage + 1 == Stages && Stmt < TiedOnLast.size() &&
+           TiedOnLast[Stmt];
+  }
   /// The share of \p Copies (versions of something on side \p S, one per
   /// layer iteration when it is the layers') that stage \p Stage holds.
   double share(unsigned Stage, StageSide S, double Copies) const;

@@ -57,6 +57,8 @@ public:
   /// The gradient syncs, updates and param gathers one chip runs per step
   /// (its stage's), and the collectives per step averaged over the chips.
   void chipShares(const StagePartition &Part);
+  /// The tied params' exchange between the pipeline's ends (TTiedSync).
+  void tiedSync(const StagePartition &Part);
   /// MFU, HFU, tokens, the step time and the costliest collectives.
   void finish(const StreamEffect &Step);
 

@@ -284,6 +284,7 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
     J.attribute("pipeline_s", S.TPipe);
     J.attribute("sync_exposed_s", S.TSyncExposed);
     J.attribute("sync_s", S.TSync);
+    J.attribute("tied_sync_s", S.TTiedSync);
     J.attribute("time_s", S.TStep);
     J.attribute("tokens", S.Tokens);
     J.attribute("tokens_per_s", S.TokensPerSecond);

@@ -426,6 +426,16 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                     PipeWhy);
   OS << fmt::format("  gradient sync        {} exposed of {} issued\n",
                     formatTime(S.TSyncExposed), formatTime(S.TSync));
+  if (!S.TiedParams.empty()) {
+    std::vector<std::string> Names;
+    for (unsigned St : S.TiedParams)
+      Names.push_back("'" + M.statement(St).Name + "'");
+    OS << fmt::format("  tied params sync     {}  (in the exposed sync: {} "
+                      "on the first and the last stage exchange {} of "
+                      "gradients each way)\n",
+                      formatTime(S.TTiedSync), llvm::join(Names, ", "),
+                      formatAmount(S.TiedSyncBytes, "B"));
+  }
   OS << fmt::format("  optimizer            {}\n", formatTime(S.TOpt));
   if (C.config().Train->ParamGatherOverlapped)
     OS << fmt::format("  param gather         {}  ({} beside the next "
