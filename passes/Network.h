@@ -70,6 +70,10 @@ struct LevelCoefficient {
   /// The piece reduces the collective in its switches (in-network
   /// reduction): priced at its own efficiency.
   bool InNetwork = false;
+  /// Where InNetwork: bytes / V of the ring the collective runs instead
+  /// when NCCL picks the small-message protocol, which does not reduce in
+  /// the switches (docs/cost-model.md §3); 0 elsewhere.
+  double RingBytesPerV = 0;
 };
 using PlacementCoefficients = llvm::SmallVector<LevelCoefficient, 4>;
 

@@ -143,8 +143,9 @@ private:
 
   void collectUnit(int64_t Begin, int64_t End, int64_t ChildChips);
   void collectChild(int64_t Begin, int64_t End);
-  double groupBytesPerV(unsigned Level, const Entry &E) const;
-  double childBytesPerV(unsigned Level, size_t Begin, size_t End) const;
+  double groupBytesPerV(unsigned Level, const Entry &E, bool Ring) const;
+  double childBytesPerV(unsigned Level, size_t Begin, size_t End,
+                        bool Ring) const;
   void markReduced();
 
   const ClusterSpec &Cluster;
@@ -193,21 +194,24 @@ void LevelScanner::collectUnit(int64_t Begin, int64_t End, int64_t ChildChips) {
 
 /// One group's bytes per V through one child's uplink: the node level prices
 /// the in-node share with (d-1)/d, the levels above price 1 - f (§3 table).
-double LevelScanner::groupBytesPerV(unsigned Level, const Entry &E) const {
+/// \p Ring: as if no switch reduced it (the small-message protocol's ring).
+double LevelScanner::groupBytesPerV(unsigned Level, const Entry &E,
+                                    bool Ring) const {
   const LevelSpec &Spec = Cluster.Levels[Level];
   if (Level == 0)
-    return nodeBytesPerV(Kind, Spec.InNetworkReduction, UnitCount[E.Group], N);
+    return nodeBytesPerV(Kind, Spec.InNetworkReduction && !Ring,
+                         UnitCount[E.Group], N);
   bool Reduced = Spec.InNetworkReduction ||
                  (!ReducedAbove.empty() && ReducedAbove[E.Group]);
-  return uplinkBytesPerV(Kind, Reduced, E.InChild, N);
+  return uplinkBytesPerV(Kind, Reduced && !Ring, E.InChild, N);
 }
 
 /// Sum over the groups present in one child (Entries [Begin, End)).
-double LevelScanner::childBytesPerV(unsigned Level, size_t Begin,
-                                    size_t End) const {
+double LevelScanner::childBytesPerV(unsigned Level, size_t Begin, size_t End,
+                                    bool Ring) const {
   double Sum = 0;
   for (size_t I = Begin; I != End; ++I)
-    Sum += groupBytesPerV(Level, Entries[I]);
+    Sum += groupBytesPerV(Level, Entries[I], Ring);
   return Sum;
 }
 
@@ -225,6 +229,10 @@ LevelCoefficient LevelScanner::scanLevel(unsigned Level, int64_t ChildChips) {
   int64_t UnitChips = ChildChips * Spec.Size;
   int64_t P = GroupOf.size();
   bool Marks = Spec.InNetworkReduction && !ReducedAbove.empty();
+  // The ring the small-message protocol runs instead of the switches'
+  // reduction, on a level that reduces and has two protocols (§3).
+  bool RingToo = Kind.SwitchReduces && Spec.InNetworkReduction &&
+                 Spec.Calibration.twoProtocols();
   LevelCoefficient Result;
   Result.Level = Level;
   for (int64_t Begin = 0; Begin < P; Begin += UnitChips) {
@@ -238,10 +246,14 @@ LevelCoefficient LevelScanner::scanLevel(unsigned Level, int64_t ChildChips) {
           Result.InNetwork |=
               !ReducedAbove.empty() && ReducedAbove[Entries[I].Group];
     }
-    for (size_t K = 0, E = ChildStarts.size() - 1; K != E; ++K)
+    for (size_t K = 0, E = ChildStarts.size() - 1; K != E; ++K) {
+      size_t From = ChildStarts[K], To = ChildStarts[K + 1];
       Result.BytesPerV =
-          std::max(Result.BytesPerV,
-                   childBytesPerV(Level, ChildStarts[K], ChildStarts[K + 1]));
+          std::max(Result.BytesPerV, childBytesPerV(Level, From, To, false));
+      if (RingToo)
+        Result.RingBytesPerV = std::max(Result.RingBytesPerV,
+                                        childBytesPerV(Level, From, To, true));
+    }
     if (Marks)
       markReduced();
     for (uint32_t G : UnitTouched) {
@@ -251,6 +263,8 @@ LevelCoefficient LevelScanner::scanLevel(unsigned Level, int64_t ChildChips) {
     UnitTouched.clear();
   }
   Result.Hops = latencyHops(Kind, Result.FanIn);
+  if (!Result.InNetwork)
+    Result.RingBytesPerV = 0;
   return Result;
 }
 
@@ -344,7 +358,10 @@ namespace {
 
 /// The collective under one protocol: the bandwidth one (a level's
 /// efficiency, and its bulk_latency where it has two protocols) or the
-/// small-message one (small_efficiency and latency).
+/// small-message one (small_efficiency and latency). NCCL's small-message
+/// protocol (LL) has no in-switch algorithm: at a level that reduces in its
+/// switches and has two protocols, it is a ring (§3), whose bytes the
+/// scan kept in RingBytesPerV.
 CollectivePlacement priceProtocol(const ClusterSpec &Cluster,
                                   const PlacementCoefficients &Coeffs,
                                   double GroupBytes, bool Small) {
@@ -356,8 +373,10 @@ CollectivePlacement priceProtocol(const ClusterSpec &Cluster,
     LevelTraffic T;
     T.Level = C.Level;
     T.FanIn = C.FanIn;
-    T.Bytes = C.BytesPerV * GroupBytes;
-    T.Time = uplinkTime(T.Bytes, effectiveUplink(Spec, C.InNetwork, Small));
+    bool Ring = Small && C.RingBytesPerV > 0;
+    T.Bytes = (Ring ? C.RingBytesPerV : C.BytesPerV) * GroupBytes;
+    T.Time =
+        uplinkTime(T.Bytes, effectiveUplink(Spec, C.InNetwork && !Ring, Small));
     T.LatencyTime = Spec.Calibration.hopLatency(Small) * C.Hops;
     // Strictly greater: ties go to the innermost level.
     if (T.Time > Result.BandwidthTime) {
