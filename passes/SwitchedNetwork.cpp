@@ -377,7 +377,13 @@ CollectivePlacement priceProtocol(const ClusterSpec &Cluster,
     T.Bytes = (Ring ? C.RingBytesPerV : C.BytesPerV) * GroupBytes;
     T.Time =
         uplinkTime(T.Bytes, effectiveUplink(Spec, C.InNetwork && !Ring, Small));
-    T.LatencyTime = Spec.Calibration.hopLatency(Small) * C.Hops;
+    // bulk_latency of a level that reduces in its switches was measured on
+    // that reduction: a ring over it (an AllGather, a ReduceScatter)
+    // keeps `latency` on its bandwidth line, as before it had two.
+    bool SwitchLine = !Spec.InNetworkReduction || C.InNetwork || Small;
+    T.LatencyTime = (SwitchLine ? Spec.Calibration.hopLatency(Small)
+                                : Spec.Calibration.Latency) *
+                    C.Hops;
     // Strictly greater: ties go to the innermost level.
     if (T.Time > Result.BandwidthTime) {
       Result.BandwidthTime = T.Time;
