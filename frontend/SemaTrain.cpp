@@ -123,6 +123,13 @@ void Sema::train(const TrainDecl &D) {
     case PropId::Train_p2p_overlap:
       T.P2pOverlap = V.Flag;
       break;
+    case PropId::Train_fixed_costs:
+      if (auto I = choose(P, V, {"none", "priced"}))
+        T.FixedCosts = *I == 1;
+      break;
+    case PropId::Train_grad_clip:
+      T.GradClip = V.Number;
+      break;
     case PropId::Train_grad:
       if (auto DT = chooseDType(P, V, false, None))
         T.Grad = *DT;
@@ -158,6 +165,12 @@ void Sema::warnUnusedTrainSettings(const PropertySet &Props,
     Diags.report(Props.get(PropId::Train_master).Range,
                  diag::TrainSettingUnused, "master", Opt,
                  "there is no optimizer update");
+  if (T.GradClip && !T.FixedCosts)
+    Diags.report(Props.get(PropId::Train_grad_clip).Range,
+                 diag::GradClipUnpriced);
+  if (None && T.FixedCosts)
+    Diags.report(Props.get(PropId::Train_fixed_costs).Range,
+                 diag::FixedCostsWithoutOptimizer);
   if (None && (T.Zero == 1 || T.Zero == 2))
     Diags.report(Props.get(PropId::Train_zero).Range,
                  diag::ZeroWithoutOptimizer, int64_t(T.Zero));

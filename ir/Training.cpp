@@ -84,6 +84,8 @@ std::string shardc::describeProvenance(const Provenance &P,
     return fmt::format("optimizer update of {}", P.Wrt);
   case Provenance::Gather:
     return fmt::format("gather of the updated {}", P.Wrt);
+  case Provenance::Fixed:
+    return fmt::format("fixed cost of {}'s update", P.Wrt);
   }
   return "";
 }

@@ -62,6 +62,15 @@ struct TrainConfig {
   /// `p2p_overlap = true`: a pipeline send leaves its stage's compute
   /// stream free; only the receiver waits for it.
   bool P2pOverlap = false;
+  /// `fixed_costs = priced`: the step's fixed costs are ops of their own
+  /// (docs/cost-model.md §6.4): zeroing the gradient buffers, the
+  /// master-to-model copy, fp16 gradients' inf check, and with `grad_clip`
+  /// the gradient norm and its AllReduce. `none` (the default) leaves them
+  /// out, as shardc v0.2 did.
+  bool FixedCosts = false;
+  /// `grad_clip = c` (Megatron-LM's --clip-grad, PyTorch's
+  /// clip_grad_norm_): clipping needs the global gradient norm.
+  std::optional<double> GradClip;
   Loc At; ///< the `train` block, where a step-wide error is reported
   /// The `microbatches` value when written, else invalid: a mesh whose
   /// stages do not group the microbatches is reported there.
@@ -87,7 +96,9 @@ struct Provenance {
     Sum,
     Sync,
     Update,
-    Gather
+    Gather,
+    /// One of the step's fixed costs for param `Wrt` (Stmt: the param).
+    Fixed
   };
   Kind What = Gradient;
   unsigned Stmt = 0; ///< the forward statement
