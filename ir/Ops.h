@@ -235,7 +235,12 @@ class OptimizerOp : public OpOf<OptimizerOp, OpKind::Optimizer, Op, Costed> {
 public:
   OptimizerOp(const TrainConfig &C, DType ParamElt)
       : Kind(C.Optimizer), Grad(C.Grad), Master(C.Master), State(C.State),
-        ParamElt(ParamElt) {}
+        ParamElt(ParamElt),
+        SeparateCopy(C.FixedCosts && hasMaster(C, ParamElt)) {}
+  /// Whether \p C keeps master weights apart from a param of \p ParamElt.
+  static bool hasMaster(const TrainConfig &C, DType ParamElt) {
+    return C.Master && *C.Master != ParamElt;
+  }
   /// Bytes read and written per local element of the shard.
   double bytesPerElement() const;
   /// FLOPs per local element: adam 12, sgd 2.
@@ -253,6 +258,64 @@ private:
   DType Grad;
   std::optional<DType> Master;
   DType State, ParamElt;
+  /// `fixed_costs = priced` with master weights: the update reads and
+  /// writes only the master; a master_copy writes the param.
+  bool SeparateCopy;
+};
+
+/// A training step's fixed cost (`fixed_costs = priced`, docs/cost-model.md
+/// §6.4): one pass over one param's local gradient or updated shard. Its
+/// operand is the synced gradient (the updated param for master_copy); its
+/// result's type says what it writes. Each is memory-bound: its bytes at
+/// the chip's memory rate, no FLOPs that matter.
+class FixedCostOp : public Op, public Costed {
+public:
+  static bool classof(const Op *O) {
+    return O->kind() == OpKind::GradNorm || O->kind() == OpKind::InfCheck ||
+           O->kind() == OpKind::MasterCopy || O->kind() == OpKind::ZeroGrad;
+  }
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+
+protected:
+  explicit FixedCostOp(OpKind K) : Op(K) {}
+};
+
+/// grad_norm: reads its local gradient once (2 FLOPs an element: square,
+/// add); its result is the fp32 sum of squares. With no operand it is the
+/// step's total, a partial sum over the axes its result names unreduced:
+/// the reshard after it is the norm's one AllReduce.
+class GradNormOp : public OpOf<GradNormOp, OpKind::GradNorm, FixedCostOp> {
+public:
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+};
+
+/// inf_check: fp16 gradients are unscaled in place and checked for inf and
+/// NaN (PyTorch's _amp_foreach_non_finite_check_and_unscale_): reads and
+/// writes the local gradient once.
+class InfCheckOp : public OpOf<InfCheckOp, OpKind::InfCheck, FixedCostOp> {
+public:
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+};
+
+/// master_copy: reads the updated master shard (in \p Master) and writes
+/// the param's copy in its own dtype (the operand's).
+class MasterCopyOp
+    : public OpOf<MasterCopyOp, OpKind::MasterCopy, FixedCostOp> {
+public:
+  explicit MasterCopyOp(DType Master) : Master(Master) {}
+  std::string attrs(const TypeNames &N) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+
+private:
+  DType Master;
+};
+
+/// zero_grad: writes the gradient buffer its result types (in the sharding
+/// the buffer accumulates in) once.
+class ZeroGradOp : public OpOf<ZeroGradOp, OpKind::ZeroGrad, FixedCostOp> {
+public:
+  std::optional<OpWork> work(const MeshSpec &M) const override;
 };
 
 /// A sharding change as written (`y[B, D] = x[B_X, D];`): its result's type

@@ -145,8 +145,11 @@ double OptimizerOp::bytesPerElement() const {
   C.Optimizer = Kind;
   C.Master = Master;
   C.State = State;
+  // With a master_copy of its own (`fixed_costs = priced`), the update
+  // works on the master alone: the copy reads it again and writes the
+  // param.
   return dtypeBytes(Grad) + 2 * stateBytesPerElement(C, ParamElt) +
-         2 * dtypeBytes(ParamElt);
+         (SeparateCopy ? 0 : 2 * dtypeBytes(ParamElt));
 }
 
 std::string OptimizerOp::attrs(const TypeNames &) const {
@@ -171,4 +174,66 @@ std::optional<OpWork> OptimizerOp::work(const MeshSpec &M) const {
   // runs at the fp32 rate (the default state's) whatever `state` says.
   W.Elt = Kind == OptimizerKind::Adam ? State : DType::fp32;
   return W;
+}
+
+//===----------------------------------------------------------------------===//
+// The fixed costs: grad_norm, inf_check, master_copy, zero_grad
+//===----------------------------------------------------------------------===//
+
+std::string FixedCostOp::verify(const TypeNames &, bool) const {
+  if (numOperands() != 1)
+    return "takes one param's gradient or updated shard";
+  if (!operand(0)->type().sameDims(result()->type()))
+    return "its result must have its operand's dims";
+  return "";
+}
+
+std::string GradNormOp::verify(const TypeNames &N, bool Lowered) const {
+  if (!result()->type().Dims.empty() || result()->type().Elt != DType::fp32)
+    return "its result is an fp32 scalar";
+  if (numOperands() > 1)
+    return "reads at most one gradient";
+  if (numOperands() == 1 && !result()->type().Unreduced.empty())
+    return "one gradient's sum of squares is local";
+  return "";
+}
+
+/// A memory-bound pass over \p Bytes per chip, at \p Elt's vector rate.
+static OpWork memoryPass(double Elements, double Bytes, DType Elt) {
+  OpWork W;
+  W.Flops = Elements;
+  W.HbmBytes = Bytes;
+  W.Elt = Elt;
+  return W;
+}
+
+std::optional<OpWork> GradNormOp::work(const MeshSpec &M) const {
+  // The step's total reads nothing: its partial sums are the operands'
+  // scalars, and its AllReduce is the reshard after it.
+  if (numOperands() == 0)
+    return std::nullopt;
+  const ShardType &G = operand(0)->type();
+  OpWork W = memoryPass(2 * G.localElements(M), G.localBytes(M), G.Elt);
+  return W;
+}
+
+std::optional<OpWork> InfCheckOp::work(const MeshSpec &M) const {
+  const ShardType &G = operand(0)->type();
+  return memoryPass(2 * G.localElements(M), 2 * G.localBytes(M), G.Elt);
+}
+
+std::string MasterCopyOp::attrs(const TypeNames &) const {
+  return " from " + dtypeName(Master).str();
+}
+
+std::optional<OpWork> MasterCopyOp::work(const MeshSpec &M) const {
+  const ShardType &P = result()->type();
+  double Elements = P.localElements(M);
+  return memoryPass(Elements, Elements * dtypeBytes(Master) + P.localBytes(M),
+                    Master);
+}
+
+std::optional<OpWork> ZeroGradOp::work(const MeshSpec &M) const {
+  const ShardType &G = result()->type();
+  return memoryPass(0, G.localBytes(M), G.Elt);
 }

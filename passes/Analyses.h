@@ -93,7 +93,14 @@ struct StepSummary {
   /// each way, and the params' statements.
   double TTiedSync = 0, TiedSyncBytes = 0;
   std::vector<unsigned> TiedParams;
-  double TOpt = 0;         ///< the optimizer updates
+  double TOpt = 0; ///< the optimizer updates
+  /// `fixed_costs = priced` (docs/cost-model.md §6.4), the chip's share
+  /// as TOpt's: the gradient norm (its pass and AllReduce), the inf check,
+  /// the master copy, zeroing the buffers; TFixed is their sum.
+  enum FixedPart : uint8_t { Norm, InfCheck, MasterCopy, ZeroGrad };
+  static constexpr unsigned NumFixedParts = 4;
+  double TFixedPart[NumFixedParts] = {};
+  double TFixed = 0;
   double TParamGather = 0; ///< ZeRO 1-2's gathers of the updated params
   /// `param_gather = overlapped` (docs/cost-model.md §6.6): the gathers'
   /// own time and Σ comm_sm_share x time; TParamGather is then what they

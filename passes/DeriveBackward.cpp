@@ -16,7 +16,8 @@
 //     its optimizer sharding) follows its last gradient contribution, so the
 //     schedule can issue it as soon as it is final;
 //  5. after the backward, each param's optimizer update and, for ZeRO 1 and
-//     2, the gather of the updated param.
+//     2, the gather of the updated param; with `fixed_costs = priced`, the
+//     step's fixed costs around each update and the norm's AllReduce.
 // The forward is derived as written: a backward op reads its operands as
 // the statement wrote them, so what the forward's plan gathered is gathered
 // again by the backward's (COST-MODEL.md §5, saved values).
@@ -371,12 +372,16 @@ void DeriveBackward::optimizer(const Block &Fwd) {
       continue;
     const Value *V = P->result();
     ShardType Shard = withSharding(V->type(), Params->info(V).Optimizer);
+    if (Train->FixedCosts)
+      fixedBefore(*P);
     unsigned St =
         newStatement(V->name(), P->loc(), OpKind::Optimizer, Phase::Optimizer,
                      {Provenance::Update, P->stmt(), V->name()});
     Value *U = B->create<OptimizerOp>(P->loc(), St, {Synced[V]}, V->name(),
                                       Shard, *Train, V->type().Elt)
                    ->result();
+    if (Train->FixedCosts)
+      fixedAfter(*P, U);
     if (U->type() == V->type())
       continue;
     // ZeRO 1 and 2: every replica gathers the updated param.
@@ -384,6 +389,79 @@ void DeriveBackward::optimizer(const Block &Fwd) {
                       {Provenance::Gather, P->stmt(), V->name()});
     B->create<ReshardOp>(P->loc(), St, {U}, V->name(), V->type());
   }
+}
+
+//===----------------------------------------------------------------------===//
+// The fixed costs (docs/cost-model.md §6.4): Megatron-LM's order, per
+// param: unscale and inf check, the norm, the update, the master copy; the
+// buffers are zeroed for the next step.
+//===----------------------------------------------------------------------===//
+
+unsigned DeriveBackward::fixedStatement(const ParamOp &P, OpKind K,
+                                        llvm::StringRef What) {
+  const Value *V = P.result();
+  return newStatement(What.str() + " " + V->name(), P.loc(), K,
+                      Phase::Optimizer,
+                      {Provenance::Fixed, P.stmt(), V->name()});
+}
+
+void DeriveBackward::fixedBefore(const ParamOp &P) {
+  const Value *V = P.result();
+  Value *G = Synced[V];
+  if (Train->Grad == DType::fp16) {
+    unsigned St = fixedStatement(P, OpKind::InfCheck, "inf_check");
+    B->create<InfCheckOp>(P.loc(), St, {G}, gradName(V), G->type());
+  }
+  if (Train->GradClip) {
+    ShardType Scalar;
+    Scalar.Elt = DType::fp32;
+    unsigned St = fixedStatement(P, OpKind::GradNorm, "grad_norm");
+    B->create<GradNormOp>(P.loc(), St, {G}, "norm_" + V->name(), Scalar);
+  }
+}
+
+void DeriveBackward::fixedAfter(const ParamOp &P, Value *Updated) {
+  const Value *V = P.result();
+  if (OptimizerOp::hasMaster(*Train, V->type().Elt)) {
+    unsigned St = fixedStatement(P, OpKind::MasterCopy, "master_copy");
+    B->create<MasterCopyOp>(P.loc(), St, {Updated}, V->name(), Updated->type(),
+                            *Train->Master);
+  }
+  // The buffer the backward accumulates into: the synced shard where the
+  // sync runs every microbatch (ZeRO 2, FSDP), else the whole local
+  // gradient.
+  const ParamInfo &PI = Params->info(V);
+  ShardType Buffer =
+      PI.SyncEveryMicrobatch ? Synced[V]->type() : Params->gradientType(V);
+  Buffer.Unreduced = {};
+  Buffer.Elt = Train->Grad;
+  unsigned St = fixedStatement(P, OpKind::ZeroGrad, "zero_grad");
+  B->create<ZeroGradOp>(P.loc(), St, {Synced[V]}, gradName(V), Buffer);
+}
+
+void DeriveBackward::normReduce() {
+  bool Norm = Train->GradClip.has_value(), Inf = Train->Grad == DType::fp16;
+  if (!Train->FixedCosts || (!Norm && !Inf))
+    return;
+  // Every param is sharded or replicated over every axis (a pipeline's
+  // stages hold different layers): the sum spans the whole mesh. The inf
+  // check's flag rides in the same AllReduce.
+  ShardType Partial;
+  Partial.Elt = DType::fp32;
+  for (AxisId A = 0; A < TM->mesh().Axes.size(); ++A)
+    Partial.Unreduced.insert(A);
+  llvm::StringRef Name = Norm ? "grad_norm" : "found_inf";
+  Loc L = Train->At;
+  // The report counts the flag alone with the inf check.
+  unsigned St =
+      newStatement(Name.str(), L, Norm ? OpKind::GradNorm : OpKind::InfCheck,
+                   Phase::Optimizer, {});
+  // No param's: with a pipeline it runs with the last stage's updates.
+  Info->Statements[St].From.reset();
+  Value *Sum = B->create<GradNormOp>(L, St, {}, Name.str(), Partial)->result();
+  ShardType Whole;
+  Whole.Elt = DType::fp32;
+  B->create<ReshardOp>(L, St, {Sum}, Name.str(), Whole);
 }
 
 //===----------------------------------------------------------------------===//
@@ -419,8 +497,10 @@ bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
   block(TM->body());
   flushSyncs(TM->body());
   // 5. The optimizer.
-  if (Train->Optimizer != OptimizerKind::None)
+  if (Train->Optimizer != OptimizerKind::None) {
     optimizer(TM->body());
+    normReduce();
+  }
   Scopes.clear();
   for (const Value *V : SavedSet) {
     const Block *Held = SavedHeldIn.lookup(V);

@@ -70,6 +70,13 @@ private:
   void flushSyncs(const Block &Fwd);
   void emitSync(const Value *P);
   void optimizer(const Block &Fwd);
+  /// `fixed_costs = priced`: param \p P's passes before its update (inf
+  /// check, norm) and after it (master copy of \p Updated, zeroing).
+  void fixedBefore(const ParamOp &P);
+  void fixedAfter(const ParamOp &P, Value *Updated);
+  /// The norm's (or the inf flag's) one AllReduce over every chip.
+  void normReduce();
+  unsigned fixedStatement(const ParamOp &P, OpKind K, llvm::StringRef What);
 
   unsigned newStatement(std::string Name, Loc L, OpKind K, Phase Ph,
                         Provenance From);

@@ -13,7 +13,8 @@
 // step chains them over the m microbatches (with a pipeline, the schedule
 // of PipelinedStep.cpp); what the communication stream still has to do
 // when the last backward ends is the exposed sync. The optimizer updates
-// and ZeRO 1-2's param gathers follow, exposed: those of one chip's stage
+// and ZeRO 1-2's param gathers follow, exposed, with the step's fixed costs
+// (`fixed_costs = priced`, summed apart): those of one chip's stage
 // (with `param_gather = overlapped`, the gathers under the next step's
 // forward, docs/cost-model.md §6.6).
 //
@@ -25,6 +26,7 @@
 #include "passes/Network.h"
 #include "passes/Overlap.h"
 #include "passes/StepBuilder.h"
+#include <array>
 
 using namespace shardc;
 
@@ -32,6 +34,22 @@ double shardc::runsPerStep(const Statement &St, int64_t Microbatches) {
   bool Every = St.Ph == Phase::Forward || St.Ph == Phase::Backward ||
                (St.Ph == Phase::Sync && St.From && St.From->EveryMicrobatch);
   return Every ? double(Microbatches) : 1;
+}
+
+/// The fixed cost a statement of kind \p K is, if any.
+static std::optional<StepSummary::FixedPart> fixedPart(OpKind K) {
+  switch (K) {
+  case OpKind::GradNorm:
+    return StepSummary::Norm;
+  case OpKind::InfCheck:
+    return StepSummary::InfCheck;
+  case OpKind::MasterCopy:
+    return StepSummary::MasterCopy;
+  case OpKind::ZeroGrad:
+    return StepSummary::ZeroGrad;
+  default:
+    return std::nullopt;
+  }
 }
 
 StepBuilder::StepBuilder(const MeshCompile &C, DiagnosticEngine &D)
@@ -112,6 +130,7 @@ void StepBuilder::chipShares(const StagePartition &Part) {
   // Per stage, what its chips issue and update: each statement's per-step
   // time, shared out as the partition says.
   std::vector<double> Sync(P, 0), Opt(P, 0), Gather(P, 0), GatherShare(P, 0);
+  std::vector<std::array<double, StepSummary::NumFixedParts>> Fixed(P);
   std::vector<bool> Seen(CommsPerStep.size(), false);
   walk(M.body(), [&](const Op &O) {
     unsigned St = O.stmt();
@@ -134,9 +153,12 @@ void StepBuilder::chipShares(const StagePartition &Part) {
                  ? X
                  : Part.share(Sg, Side, X);
     };
+    std::optional<StepSummary::FixedPart> FixedPart = fixedPart(Stmt.Kind);
     for (unsigned Sg = 0; Sg < P; ++Sg)
       if (Stmt.Ph == Phase::Sync)
         Sync[Sg] += Share(Sg, Cost->Time * N * Runs);
+      else if (FixedPart)
+        Fixed[Sg][*FixedPart] += Share(Sg, Cost->Time * N);
       else if (Stmt.Ph == Phase::Optimizer) {
         (Gathers ? Gather : Opt)[Sg] += Share(Sg, Cost->Time * N);
         if (Gathers)
@@ -147,13 +169,23 @@ void StepBuilder::chipShares(const StagePartition &Part) {
   // most (the first stage's extra params or the last's, beside the
   // layers every stage has).
   unsigned Updates = 0;
+  auto AfterSync = [&](unsigned Sg) {
+    double T = Opt[Sg] + Gather[Sg];
+    for (double F : Fixed[Sg])
+      T += F;
+    return T;
+  };
   for (unsigned Sg = 0; Sg < P; ++Sg) {
     S.TSync = std::max(S.TSync, Sync[Sg]);
-    if (Opt[Sg] + Gather[Sg] > Opt[Updates] + Gather[Updates])
+    if (AfterSync(Sg) > AfterSync(Updates))
       Updates = Sg;
   }
   tiedSync(Part);
   S.TOpt = Opt[Updates];
+  for (unsigned F = 0; F < StepSummary::NumFixedParts; ++F) {
+    S.TFixedPart[F] = Fixed[Updates][F];
+    S.TFixed += Fixed[Updates][F];
+  }
   S.TParamGather = S.TParamGatherIssued = Gather[Updates];
   S.ParamGatherContention = GatherShare[Updates];
   // Each chip runs its stage's share: HFU is per chip, averaged.
@@ -221,7 +253,7 @@ void StepBuilder::finish(const StreamEffect &Step) {
   if (Train.ParamGatherOverlapped)
     S.TParamGather =
         overlapCharge(S.TParamGatherIssued, S.ParamGatherContention, S.TFwd);
-  S.TStep = S.TPipe + S.TSyncExposed + S.TOpt + S.TParamGather;
+  S.TStep = S.TPipe + S.TSyncExposed + S.TFixed + S.TOpt + S.TParamGather;
   auto [Tokens, Batch] = tokensPerMicrobatch(M);
   S.Tokens = Tokens * double(Microbatches);
   S.GlobalBatch = Batch * double(Microbatches);

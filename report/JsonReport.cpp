@@ -249,6 +249,14 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
         J.attribute("time_per_step_s", S.CostliestCommsTime);
       });
     }
+    if (C.config().Train->FixedCosts)
+      J.attributeObject("fixed_costs", [&] {
+        J.attribute("grad_norm_s", S.TFixedPart[StepSummary::Norm]);
+        J.attribute("inf_check_s", S.TFixedPart[StepSummary::InfCheck]);
+        J.attribute("master_copy_s", S.TFixedPart[StepSummary::MasterCopy]);
+        J.attribute("total_s", S.TFixed);
+        J.attribute("zero_grad_s", S.TFixedPart[StepSummary::ZeroGrad]);
+      });
     J.attribute("forward_s", S.TFwd);
     J.attribute("global_batch", S.GlobalBatch);
     J.attribute("hfu", S.Hfu);

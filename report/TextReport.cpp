@@ -348,6 +348,21 @@ std::string peaksLabel(const ChipSpec &Chip) {
   return "measured chip: " + llvm::join(Measured, ", ");
 }
 
+/// `fixed_costs = priced`: their total and each one the step has.
+void fixedCostsLine(const StepSummary &S, llvm::raw_ostream &OS) {
+  static constexpr const char *Names[StepSummary::NumFixedParts] = {
+      "gradient norm with its AllReduce", "inf check", "master copy",
+      "zeroing the gradients"};
+  std::vector<std::string> Parts;
+  for (unsigned F = 0; F < StepSummary::NumFixedParts; ++F)
+    if (S.TFixedPart[F] > 0)
+      Parts.push_back(
+          fmt::format("{} {}", Names[F], formatTime(S.TFixedPart[F])));
+  OS << fmt::format("  fixed costs          {}  ({})\n", formatTime(S.TFixed),
+                    Parts.empty() ? std::string("none in this step")
+                                  : llvm::join(Parts, ", "));
+}
+
 /// The MFU and, with causal attention, the full count beside it: MFU
 /// counts causal attention at the unmasked half it computes, so it never
 /// passes 100%; published MFUs (Korthikanti et al.'s eq. 7, PaLM) count it
@@ -437,6 +452,9 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                       formatAmount(S.TiedSyncBytes, "B"));
   }
   OS << fmt::format("  optimizer            {}\n", formatTime(S.TOpt));
+  bool Fixed = C.config().Train->FixedCosts;
+  if (Fixed)
+    fixedCostsLine(S, OS);
   if (C.config().Train->ParamGatherOverlapped)
     OS << fmt::format("  param gather         {}  ({} beside the next "
                       "step's forward t_f, SM share {:.3g}: "
@@ -450,8 +468,8 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
     OS << fmt::format("  param gather         {}\n",
                       formatTime(S.TParamGather));
   OS << fmt::format("  step time            {}  (T_pipe + exposed sync + "
-                    "optimizer + param gather)\n",
-                    formatTime(S.TStep));
+                    "{}optimizer + param gather)\n",
+                    formatTime(S.TStep), Fixed ? "fixed costs + " : "");
   OS << fmt::format("  global batch         {}  ({} x {})\n",
                     wholeNumber(S.GlobalBatch), Mb,
                     wholeNumber(S.GlobalBatch / double(Mb)));

@@ -54,7 +54,9 @@ std::string sliceName(const Module &M, const TimelineSlice &S) {
   const Statement &St = M.statement(S.Stmt);
   std::string Runs = S.Runs > 1 ? fmt::format(" (x{})", S.Runs) : "";
   // A param's update and ZeRO's gather of it share the param's name.
-  if (S.What == TimelineSlice::Optimizer && St.From)
+  // A fixed cost's statement names what it is ("grad_norm W").
+  if (S.What == TimelineSlice::Optimizer && St.From &&
+      St.From->What != Provenance::Fixed)
     return (St.From->What == Provenance::Gather ? "gather " : "update ") +
            St.Name + Runs;
   return St.Name + Runs;
