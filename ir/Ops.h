@@ -528,6 +528,17 @@ public:
     Split = std::move(Counts);
     SplitAt = At;
   }
+  /// Takes \p From's count, pipeline axis, stage split and where each is
+  /// written: a pass that rebuilds a repeat (its backward, its updates, the
+  /// lowered copy) keeps everything but the body and the carried pairs.
+  void copyShape(const RepeatOp &From) {
+    TripCount = From.TripCount;
+    Pipeline = From.Pipeline;
+    CountAt = From.CountAt;
+    OverAt = From.OverAt;
+    Split = From.Split;
+    SplitAt = From.SplitAt;
+  }
   llvm::ArrayRef<Carried> carried() const { return CarriedValues; }
   void addCarried(Value *Init, Value *Next) {
     CarriedValues.push_back({Init, Next});

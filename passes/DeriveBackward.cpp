@@ -252,8 +252,7 @@ void DeriveBackward::repeat(const RepeatOp &R) {
   }
   auto *BR = B->createNoResult<RepeatOp>(R.loc(), NoStmt, R.tripCount(),
                                          R.pipelineAxis());
-  BR->setStageSplit({R.stageSplit().begin(), R.stageSplit().end()},
-                    R.splitLoc());
+  BR->copyShape(R);
   Block &Outer = B->block();
   B->setInsertionPointToEnd(BR->body());
   int64_t Saved = Repeat;
@@ -356,8 +355,7 @@ void DeriveBackward::optimizer(const Block &Fwd) {
         continue;
       auto *OR = B->createNoResult<RepeatOp>(R->loc(), NoStmt, R->tripCount(),
                                              R->pipelineAxis());
-      OR->setStageSplit({R->stageSplit().begin(), R->stageSplit().end()},
-                        R->splitLoc());
+      OR->copyShape(*R);
       Block &Outer = B->block();
       B->setInsertionPointToEnd(OR->body());
       int64_t Saved = Repeat;

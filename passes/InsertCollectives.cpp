@@ -256,8 +256,7 @@ void InsertCollectives::op(const Op &O) {
   if (auto *R = llvm::dyn_cast<RepeatOp>(&O)) {
     auto *Copy = B->createNoResult<RepeatOp>(O.loc(), O.stmt(), R->tripCount(),
                                              R->pipelineAxis());
-    Copy->setStageSplit({R->stageSplit().begin(), R->stageSplit().end()},
-                        R->splitLoc());
+    Copy->copyShape(*R);
     Block &Outer = B->block();
     block(R->body(), Copy->body());
     for (const RepeatOp::Carried &C : R->carried())

@@ -30,8 +30,7 @@ void cloneBlock(const Block &From, OpBuilder &B, OpBuilder::ValueMap &Map,
     }
     auto *Copy = B.createNoResult<RepeatOp>(R->loc(), NoStmt, R->tripCount(),
                                             R->pipelineAxis());
-    Copy->setStageSplit({R->stageSplit().begin(), R->stageSplit().end()},
-                        R->splitLoc());
+    Copy->copyShape(*R);
     OpBuilder Inner(B.module(), Copy->body());
     cloneBlock(R->body(), Inner, Map, ParamType);
     for (const RepeatOp::Carried &Cv : R->carried())
