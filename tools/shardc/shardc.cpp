@@ -11,6 +11,7 @@
 //   3  internal error: an exception or a broken IR invariant (a shardc bug)
 //
 //===----------------------------------------------------------------------===//
+#include "Calibrate.h"
 #include "Output.h"
 #include "SplitInput.h"
 #include "StdlibDir.h"
@@ -512,16 +513,40 @@ constexpr const char *Overview =
     "shardc: a compiler for cluster cost models\n\n"
     "  Exit codes: 0 success, 1 errors in the input (with "
     "--verify-diagnostics:\n  a mismatch), 2 usage or I/O errors, 3 internal "
-    "errors.\n";
+    "errors.\n\n  shardc calibrate --help: presets from component benchmarks "
+    "(docs/calibrate.md).\n";
 
 /// The compile's recursion (parser, AST walks) is bounded by the parse
 /// limits, but the bound assumes more stack than a main thread may have.
 constexpr unsigned CompileStackBytes = 64u << 20;
 
+/// `shardc calibrate ARGS...`: the subcommand, with the driver's exit codes
+/// (an exception is an internal error here too).
+int runCalibrateCommand(int Argc, char **Argv) {
+  llvm::Expected<std::string> Stdlib = findStdlibDir(Argv[0]);
+  if (!Stdlib) {
+    driverError() << llvm::toString(Stdlib.takeError()) << "\n";
+    return ExitUsage;
+  }
+  std::vector<const char *> Args(Argv + 2, Argv + Argc);
+  try {
+    return runCalibrate(Args, *Stdlib);
+  } catch (const std::exception &E) {
+    driverError() << "internal error: " << E.what() << "\n";
+  } catch (...) {
+    driverError() << "internal error: unknown exception\n";
+  }
+  return ExitInternal;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
+  // `shardc calibrate ...` is a subcommand with options of its own
+  // (docs/calibrate.md); a program file named 'calibrate' is ./calibrate.
+  if (Argc > 1 && llvm::StringRef(Argv[1]) == "calibrate")
+    return runCalibrateCommand(Argc, Argv);
   registerColorOption();
   cl::HideUnrelatedOptions(ShardcCategory);
   cl::SetVersionPrinter(printVersion);
