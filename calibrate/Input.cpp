@@ -41,6 +41,18 @@ constexpr llvm::StringLiteral StepColumns[] = {
     "iteration",
 };
 
+/// A CSV's header: its first line that is not blank or a '#' comment, if
+/// it has a comma.
+const Line *csvHeader(llvm::ArrayRef<Line> Lines) {
+  for (const Line &L : Lines) {
+    llvm::StringRef T = L.Text.trim();
+    if (T.empty() || T.startswith("#"))
+      continue;
+    return T.contains(',') ? &L : nullptr;
+  }
+  return nullptr;
+}
+
 /// Reports \p Buffer when a line of it is a step time; true if so.
 bool refuseStepTimes(llvm::ArrayRef<Line> Lines, DiagnosticEngine &Diags) {
   for (const Line &L : Lines) {
@@ -57,10 +69,10 @@ bool refuseStepTimes(llvm::ArrayRef<Line> Lines, DiagnosticEngine &Diags) {
       return true;
     }
   }
-  // A CSV: the first line is its header.
-  if (Lines.empty() || !Lines.front().Text.contains(','))
+  const Line *Header = csvHeader(Lines);
+  if (!Header)
     return false;
-  for (const Field &F : splitCsv(Lines.front().Text))
+  for (const Field &F : splitCsv(Header->Text))
     for (llvm::StringRef C : StepColumns)
       if (F.Text.equals_insensitive(C)) {
         Diags.report(F.Loc(), diag::CalibStepTimes,
@@ -102,8 +114,8 @@ std::optional<InputKind> classifyInput(unsigned Buffer,
     return std::nullopt;
   if (llvm::any_of(Lines, [](const Line &L) { return isNcclLine(L.Text); }))
     return InputKind::NcclTests;
-  if (!Lines.empty()) {
-    auto Header = splitCsv(Lines.front().Text);
+  if (const Line *H = csvHeader(Lines)) {
+    auto Header = splitCsv(H->Text);
     auto Has = [&Header](llvm::StringRef Name) {
       return llvm::any_of(Header,
                           [&](const Field &F) { return F.Text == Name; });

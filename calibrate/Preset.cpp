@@ -12,6 +12,11 @@ void printConstants(const std::vector<Constant> &Cs, llvm::StringRef Indent,
   std::vector<std::string> Heads;
   size_t Width = 0;
   for (const Constant &C : Cs) {
+    if (!C.Raw.empty()) {
+      Heads.push_back(Indent.str() + C.Raw);
+      Width = std::max(Width, Heads.back().size());
+      continue;
+    }
     Heads.push_back(Indent.str() + C.Name + " = " +
                     formatPlain(C.Value * (C.Seconds ? 1e6 : 1)) +
                     (C.Seconds ? " us;" : ";"));

@@ -14,16 +14,23 @@
 #include "llvm/Support/raw_ostream.h"
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardc::calibrate {
 
 /// One property line: `Name = Value;` with its comment.
 struct Constant {
+  Constant(std::string Name, double Value, bool Seconds, std::string Comment,
+           std::string Raw = "")
+      : Name(std::move(Name)), Value(Value), Seconds(Seconds),
+        Comment(std::move(Comment)), Raw(std::move(Raw)) {}
   std::string Name;
   double Value = 0;
   bool Seconds = false; ///< printed in us
   std::string Comment;
+  /// Printed instead of `Name = Value;` when given (a `tile` block).
+  std::string Raw;
 };
 
 /// `chip Name : Base { ... }` or `cluster Name : Base { [chip = ...;]

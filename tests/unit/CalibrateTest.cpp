@@ -7,10 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "calibrate/CollectiveFit.h"
+#include "calibrate/GemmFit.h"
+#include "calibrate/GemmSweep.h"
 #include "calibrate/Input.h"
 #include "calibrate/NcclTests.h"
 #include "calibrate/Preset.h"
 #include "diag/Diagnostic.h"
+#include "passes/GemmModel.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "gmock/gmock.h"
@@ -178,6 +181,55 @@ TEST(CollectiveFit, CrossValidationDealsPointsToFoldsInTurn) {
                                         7.0 / 4 - 1, 7.0 / 5 - 1, 7.0 / 6 - 1,
                                         6.0 / 7 - 1));
   EXPECT_NEAR(meanAbs({-0.1, 0.3}), 0.2, 1e-12);
+}
+
+TEST(GemmSweep, ReadsTheColumnsByName) {
+  Buffer B("# comment\nsource,time_s,m,n,k,batch,dtype\n"
+           "x,0.5,64,32,16,2,bf16\n",
+           "gemm.csv");
+  std::optional<GemmSweep> S = parseGemmSweep(B.Id, B.Diags);
+  ASSERT_TRUE(S) << ::testing::PrintToString(B.Messages);
+  ASSERT_EQ(S->Rows.size(), 1u);
+  const GemmRow &R = S->Rows[0];
+  EXPECT_EQ(R.Point.M, 64);
+  EXPECT_EQ(R.Point.N, 32);
+  EXPECT_EQ(R.Point.K, 16);
+  EXPECT_EQ(R.Point.Batch, 2);
+  EXPECT_EQ(R.Point.Seconds, 0.5);
+  EXPECT_EQ(R.DType, "bf16");
+  EXPECT_EQ(R.Source, "x");
+}
+
+TEST(GemmFit, PredictsTheTimesOfTheModelItWasFittedTo) {
+  // GEMM times made by passes/GemmModel on a chip of one class (128 x 256
+  // at 0.8, 5 us a wave, ceiling 0.87): the fit finds a chip whose gemmTime
+  // gives the same times (the classes need not be the same: several sets
+  // price a sweep alike).
+  ChipSpec Truth;
+  Truth.Name = "T";
+  Truth.Flops[unsigned(DType::bf16)] = 312e12;
+  Truth.MatmulEfficiency = 0.87;
+  Truth.Sms = 108;
+  Truth.Tiles.push_back({"t128x256", 128, 256, 1, 0.8});
+  Truth.WaveOverhead = 5e-6;
+  std::vector<GemmPoint> Pts;
+  for (double M : {512, 1024, 2048, 3072, 4096, 8192})
+    for (double N : {768, 1536, 4096, 6144})
+      for (double K : {1024, 4096}) {
+        GemmShape S{M, N, K, 1, 0};
+        Pts.push_back({M, N, K, 1, gemmTime(S, DType::bf16, Truth).Time});
+      }
+  GemmChip C{108, 312e12, 0.87};
+  GemmFitResult F = fitGemm(Pts, C);
+  ChipSpec Fitted = fittedChip(Truth, F, C, DType::bf16);
+  double Worst = 0;
+  for (const GemmPoint &P : Pts) {
+    GemmShape S{P.M, P.N, P.K, 1, 0};
+    Worst = std::max(
+        Worst,
+        std::fabs(gemmTime(S, DType::bf16, Fitted).Time / P.Seconds - 1));
+  }
+  EXPECT_LT(Worst, 0.01);
 }
 
 TEST(Preset, PrintsPlainDecimals) {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Calibrate.h"
+#include "calibrate/GemmSweep.h"
 #include "calibrate/Input.h"
 #include "calibrate/NcclCalibration.h"
 #include "calibrate/NcclTests.h"
@@ -31,7 +32,9 @@ namespace {
 
 constexpr const char *Usage =
     "usage: shardc calibrate --base PRESET [--cluster NAME] [--chip NAME]\n"
-    "                        [--gpus N] [--link-bw BYTES_PER_S] INPUT...\n"
+    "                        [--gpus N] [--link-bw BYTES_PER_S] [--dtype T]\n"
+    "                        [--source S]... [--min-time SECONDS]\n"
+    "                        [--ceiling E] INPUT...\n"
     "\n"
     "Reads component benchmark outputs and prints a preset derived from "
     "PRESET\n(a chip or cluster of nvidia.shard or measured.shard) with "
@@ -42,6 +45,10 @@ constexpr const char *Usage =
     "  --chip NAME        the derived chip's name (its base's _calibrated)\n"
     "  --gpus N           GPUs of an nccl-tests run that lists no ranks\n"
     "  --link-bw B        one GPU's link into the node, bytes/s (the base's)\n"
+    "  --dtype T          fit the GEMM sweep's rows of this dtype\n"
+    "  --source S         fit only GEMM rows whose source column is S\n"
+    "  --min-time S       fit only GEMMs of S seconds or more\n"
+    "  --ceiling E        matmul_efficiency (default: the best GEMM measured)\n"
     "Inputs: ";
 
 struct CalibrateOptions {
@@ -49,6 +56,7 @@ struct CalibrateOptions {
   std::string Base, ChipName, ClusterName;
   unsigned Gpus = 0;
   double LinkBw = 0;
+  GemmSelection Gemm;
 };
 
 llvm::raw_ostream &usageError() {
@@ -97,10 +105,22 @@ std::optional<CalibrateOptions> parseArgs(llvm::ArrayRef<const char *> Args,
     else if (Name == "--link-bw")
       Ok = !Value.getAsDouble(O.LinkBw) && std::isfinite(O.LinkBw) &&
            O.LinkBw > 0;
-    else {
+    else if (Name == "--dtype")
+      O.Gemm.DType = Value.str(), Ok = parseDType(Value).has_value();
+    else if (Name == "--source")
+      O.Gemm.Sources.push_back(Value.str());
+    else if (Name == "--min-time")
+      Ok = !Value.getAsDouble(O.Gemm.MinSeconds) &&
+           std::isfinite(O.Gemm.MinSeconds) && O.Gemm.MinSeconds >= 0;
+    else if (Name == "--ceiling") {
+      double E = 0;
+      Ok = !Value.getAsDouble(E) && E > 0 && E <= 1;
+      O.Gemm.Ceiling = E;
+    } else {
       usageError() << "calibrate: unknown option '" << Name
                    << "' (options: --base, --cluster, --chip, --gpus, "
-                      "--link-bw, --help)\n";
+                      "--link-bw, --dtype, --source, --min-time, --ceiling, "
+                      "--help)\n";
       return std::nullopt;
     }
     if (!Ok) {
@@ -191,7 +211,7 @@ std::optional<LevelTarget> nodeLevel(const CalibrateOptions &O, const Base &B) {
 /// Reads every input into \p Diags's SourceMgr and parses it; false after
 /// an I/O error (already reported). Input errors are in \p Diags.
 bool readInputs(const CalibrateOptions &O, DiagnosticEngine &Diags,
-                std::vector<NcclRun> &Runs) {
+                std::vector<NcclRun> &Runs, std::vector<GemmSweep> &Gemms) {
   for (const std::string &Path : O.Inputs) {
     auto Buf = readSourceFile(Path, ParseLimits().MaxFileBytes);
     if (!Buf) {
@@ -210,13 +230,36 @@ bool readInputs(const CalibrateOptions &O, DiagnosticEngine &Diags,
         Runs.push_back(std::move(*R));
       break;
     case InputKind::GemmSweep:
-      usageError() << "calibrate: '" << Path
-                   << "' is a GEMM sweep; this shardc fits nccl-tests "
-                      "outputs only\n";
-      return false;
+      if (auto S = parseGemmSweep(Id, Diags))
+        Gemms.push_back(std::move(*S));
+      break;
     }
   }
   return true;
+}
+
+/// The chip the GEMM sweeps derive, into \p P; an exit code.
+int deriveChip(const CalibrateOptions &O, const Base &B,
+               llvm::ArrayRef<GemmSweep> Gemms, DiagnosticEngine &Diags,
+               DerivedPreset &P) {
+  const ChipSpec &Chip = B.Cluster.Chip;
+  if (Chip.Sms <= 0) {
+    usageError() << "calibrate: chip '" << Chip.Name
+                 << "' gives no 'sms': the GEMM model counts waves of SMs\n";
+    return 2;
+  }
+  if (!O.Gemm.DType.empty() &&
+      Chip.matmulPeak(*parseDType(O.Gemm.DType)) <= 0) {
+    usageError() << "calibrate: chip '" << Chip.Name << "' gives no peak for "
+                 << O.Gemm.DType << "\n";
+    return 2;
+  }
+  std::optional<PresetBlock> C = calibrateChip(Gemms, Chip, O.Gemm, Diags);
+  if (!C)
+    return 1;
+  C->Name = O.ChipName.empty() ? Chip.Name + "_calibrated" : O.ChipName;
+  P.Chip = std::move(*C);
+  return 0;
 }
 
 } // namespace
@@ -242,11 +285,17 @@ int shardc::runCalibrate(llvm::ArrayRef<const char *> Args,
   DiagnosticEngine Diags(SM);
   Diags.setShowColors(llvm::errs().has_colors());
   std::vector<NcclRun> Runs;
-  if (!readInputs(*O, Diags, Runs))
+  std::vector<GemmSweep> Gemms;
+  if (!readInputs(*O, Diags, Runs, Gemms))
     return 2;
   if (Diags.hasErrors())
     return 1;
   DerivedPreset P;
+  if (!Gemms.empty()) {
+    int Code = deriveChip(*O, *B, Gemms, Diags, P);
+    if (Code != 0)
+      return Code;
+  }
   if (!Runs.empty()) {
     std::optional<LevelTarget> T = nodeLevel(*O, *B);
     if (!T)
@@ -258,6 +307,16 @@ int shardc::runCalibrate(llvm::ArrayRef<const char *> Args,
         O->ClusterName.empty() ? O->Base + "_calibrated" : O->ClusterName;
     Level->Base = O->Base;
     P.Cluster = std::move(*Level);
+  }
+  // A derived chip on a cluster base: the cluster runs it.
+  if (P.Chip && B->IsCluster) {
+    if (!P.Cluster) {
+      P.Cluster.emplace();
+      P.Cluster->Name =
+          O->ClusterName.empty() ? O->Base + "_calibrated" : O->ClusterName;
+      P.Cluster->Base = O->Base;
+    }
+    P.Cluster->Chip = P.Chip->Name;
   }
   printPreset(P, llvm::outs());
   return Diags.hasErrors() ? 1 : 0;
