@@ -1,5 +1,4 @@
-//===- CollectiveFit.h - A level's constants from collective curves -*- C++
-//-*-===//
+//===- CollectiveFit.h - A level's collective fits --------------*- C++ -*-===//
 //
 // The fits of docs/cost-model.md §3's collective time on one level. Each
 // measured point is reduced to what the model sees: the bytes through one

@@ -1,5 +1,4 @@
-//===- GemmSweep.h - A GEMM sweep CSV and the chip fitted to it --*- C++
-//-*-===//
+//===- GemmSweep.h - A GEMM sweep and its chip ------------------*- C++ -*-===//
 //
 // Reads a GEMM sweep as scripts/measure_kernels.py writes it (a CSV whose
 // header names at least m,n,k,batch,dtype,time_s; other columns, such as

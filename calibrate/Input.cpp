@@ -101,9 +101,10 @@ bool isNcclLine(llvm::StringRef Text) {
 
 llvm::StringRef acceptedFormats() {
   return "nccl-tests output as printed (all_reduce_perf, all_gather_perf, "
-         "reduce_scatter_perf, alltoall_perf) and GEMM sweep CSVs (columns "
-         "m,n,k,batch,dtype,time_s, as scripts/measure_kernels.py writes "
-         "them)";
+         "reduce_scatter_perf, alltoall_perf) and the sweep CSVs of "
+         "scripts/measure_kernels.py: GEMMs (m,n,k,batch,dtype,time_s), "
+         "elementwise kernels (kernel,elements,bytes,time_s) and attention "
+         "(seq,head_dim,causal,backend,pass,time_s,flops_executed)";
 }
 
 std::optional<InputKind> classifyInput(unsigned Buffer,
@@ -122,6 +123,11 @@ std::optional<InputKind> classifyInput(unsigned Buffer,
     };
     if (Has("m") && Has("n") && Has("k") && Has("time_s"))
       return InputKind::GemmSweep;
+    if (Has("kernel") && Has("elements") && Has("bytes") && Has("time_s"))
+      return InputKind::ElementwiseSweep;
+    if (Has("seq") && Has("head_dim") && Has("causal") && Has("backend") &&
+        Has("pass") && Has("time_s") && Has("flops_executed"))
+      return InputKind::AttentionSweep;
   }
   Diags.report(llvm::SMLoc::getFromPointer(Text.data()),
                diag::CalibUnknownFormat, acceptedFormats().str());

@@ -1,5 +1,4 @@
-//===- Input.h - What a calibration input measures ---------------*- C++
-//-*-===//
+//===- Input.h - What a calibration input measures --------------*- C++ -*-===//
 //
 // `shardc calibrate` reads component benchmark outputs, and only those. This
 // says which kind a buffer is, from its content: nccl-tests output as printed,
@@ -22,7 +21,7 @@ class DiagnosticEngine;
 
 namespace shardc::calibrate {
 
-enum class InputKind { NcclTests, GemmSweep };
+enum class InputKind { NcclTests, GemmSweep, ElementwiseSweep, AttentionSweep };
 
 /// The formats calibrate reads, for messages.
 llvm::StringRef acceptedFormats();

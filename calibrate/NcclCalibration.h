@@ -1,5 +1,4 @@
-//===- NcclCalibration.h - A level's constants from nccl-tests ---*- C++
-//-*-===//
+//===- NcclCalibration.h - A level from nccl-tests --------------*- C++ -*-===//
 //
 // Turns nccl-tests runs inside one node into the node level's constants
 // (docs/cost-model.md §3), each with its source and its 5-fold

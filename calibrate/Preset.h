@@ -1,5 +1,4 @@
-//===- Preset.h - A derived preset, as .shard text ---------------*- C++
-//-*-===//
+//===- Preset.h - A derived preset, as .shard text --------------*- C++ -*-===//
 //
 // What `shardc calibrate` prints: a chip and/or a cluster derived from a
 // stdlib preset (docs/language.md, derived presets), each fitted constant on

@@ -102,6 +102,10 @@ TEST(Input, ClassifiesByContent) {
   EXPECT_EQ(classifyInput(Nccl.Id, Nccl.Diags), InputKind::NcclTests);
   Buffer Gemm("m,n,k,batch,dtype,time_s\n8192,8192,8192,1,bf16,0.0014\n");
   EXPECT_EQ(classifyInput(Gemm.Id, Gemm.Diags), InputKind::GemmSweep);
+  Buffer Ew("kernel,rows,cols,elements,bytes,time_s\nadd,1,1,1,6,1e-6\n");
+  EXPECT_EQ(classifyInput(Ew.Id, Ew.Diags), InputKind::ElementwiseSweep);
+  Buffer Att("seq,head_dim,causal,backend,pass,time_s,flops_executed\n");
+  EXPECT_EQ(classifyInput(Att.Id, Att.Diags), InputKind::AttentionSweep);
   Buffer Steps("step,loss,mfu\n1,2.5,0.41\n");
   EXPECT_EQ(classifyInput(Steps.Id, Steps.Diags), std::nullopt);
   ASSERT_EQ(Steps.Messages.size(), 1u);

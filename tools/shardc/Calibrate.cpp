@@ -9,6 +9,7 @@
 #include "Calibrate.h"
 #include "calibrate/GemmSweep.h"
 #include "calibrate/Input.h"
+#include "calibrate/KernelSweep.h"
 #include "calibrate/NcclCalibration.h"
 #include "calibrate/NcclTests.h"
 #include "calibrate/Preset.h"
@@ -210,8 +211,15 @@ std::optional<LevelTarget> nodeLevel(const CalibrateOptions &O, const Base &B) {
 
 /// Reads every input into \p Diags's SourceMgr and parses it; false after
 /// an I/O error (already reported). Input errors are in \p Diags.
-bool readInputs(const CalibrateOptions &O, DiagnosticEngine &Diags,
-                std::vector<NcclRun> &Runs, std::vector<GemmSweep> &Gemms) {
+/// What the inputs hold, by kind.
+struct Inputs {
+  std::vector<NcclRun> Runs;
+  std::vector<GemmSweep> Gemms;
+  std::vector<KernelSweep> Kernels;
+};
+
+bool readInputs(const CalibrateOptions &O, const Base &B,
+                DiagnosticEngine &Diags, Inputs &In) {
   for (const std::string &Path : O.Inputs) {
     auto Buf = readSourceFile(Path, ParseLimits().MaxFileBytes);
     if (!Buf) {
@@ -227,11 +235,17 @@ bool readInputs(const CalibrateOptions &O, DiagnosticEngine &Diags,
     switch (*Kind) {
     case InputKind::NcclTests:
       if (auto R = parseNcclTests(Id, Diags, O.Gpus))
-        Runs.push_back(std::move(*R));
+        In.Runs.push_back(std::move(*R));
       break;
     case InputKind::GemmSweep:
       if (auto S = parseGemmSweep(Id, Diags))
-        Gemms.push_back(std::move(*S));
+        In.Gemms.push_back(std::move(*S));
+      break;
+    case InputKind::ElementwiseSweep:
+    case InputKind::AttentionSweep:
+      if (auto S = parseKernelSweep(Id, *Kind == InputKind::AttentionSweep,
+                                    B.Cluster.Chip, Diags))
+        In.Kernels.push_back(std::move(*S));
       break;
     }
   }
@@ -239,10 +253,10 @@ bool readInputs(const CalibrateOptions &O, DiagnosticEngine &Diags,
 }
 
 /// The chip the GEMM sweeps derive, into \p P; an exit code.
-int deriveChip(const CalibrateOptions &O, const Base &B,
+/// The GEMM constants into \p Block; an exit code.
+int deriveGemm(const CalibrateOptions &O, const ChipSpec &Chip,
                llvm::ArrayRef<GemmSweep> Gemms, DiagnosticEngine &Diags,
-               DerivedPreset &P) {
-  const ChipSpec &Chip = B.Cluster.Chip;
+               PresetBlock &Block) {
   if (Chip.Sms <= 0) {
     usageError() << "calibrate: chip '" << Chip.Name
                  << "' gives no 'sms': the GEMM model counts waves of SMs\n";
@@ -257,8 +271,24 @@ int deriveChip(const CalibrateOptions &O, const Base &B,
   std::optional<PresetBlock> C = calibrateChip(Gemms, Chip, O.Gemm, Diags);
   if (!C)
     return 1;
-  C->Name = O.ChipName.empty() ? Chip.Name + "_calibrated" : O.ChipName;
-  P.Chip = std::move(*C);
+  Block = std::move(*C);
+  return 0;
+}
+
+int deriveChip(const CalibrateOptions &O, const Base &B, const Inputs &In,
+               DiagnosticEngine &Diags, DerivedPreset &P) {
+  const ChipSpec &Chip = B.Cluster.Chip;
+  PresetBlock Block;
+  Block.Base = Chip.Name;
+  if (!In.Gemms.empty()) {
+    int Code = deriveGemm(O, Chip, In.Gemms, Diags, Block);
+    if (Code != 0)
+      return Code;
+  }
+  if (!calibrateKernels(In.Kernels, Block, Diags))
+    return 1;
+  Block.Name = O.ChipName.empty() ? Chip.Name + "_calibrated" : O.ChipName;
+  P.Chip = std::move(Block);
   return 0;
 }
 
@@ -284,18 +314,18 @@ int shardc::runCalibrate(llvm::ArrayRef<const char *> Args,
   llvm::SourceMgr SM;
   DiagnosticEngine Diags(SM);
   Diags.setShowColors(llvm::errs().has_colors());
-  std::vector<NcclRun> Runs;
-  std::vector<GemmSweep> Gemms;
-  if (!readInputs(*O, Diags, Runs, Gemms))
+  Inputs In;
+  if (!readInputs(*O, *B, Diags, In))
     return 2;
   if (Diags.hasErrors())
     return 1;
   DerivedPreset P;
-  if (!Gemms.empty()) {
-    int Code = deriveChip(*O, *B, Gemms, Diags, P);
+  if (!In.Gemms.empty() || !In.Kernels.empty()) {
+    int Code = deriveChip(*O, *B, In, Diags, P);
     if (Code != 0)
       return Code;
   }
+  const std::vector<NcclRun> &Runs = In.Runs;
   if (!Runs.empty()) {
     std::optional<LevelTarget> T = nodeLevel(*O, *B);
     if (!T)
