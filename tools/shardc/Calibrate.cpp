@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Calibrate.h"
+#include "CalibrateFor.h"
 #include "calibrate/GemmSweep.h"
 #include "calibrate/Input.h"
 #include "calibrate/KernelSweep.h"
@@ -35,7 +36,7 @@ constexpr const char *Usage =
     "usage: shardc calibrate --base PRESET [--cluster NAME] [--chip NAME]\n"
     "                        [--gpus N] [--link-bw BYTES_PER_S] [--dtype T]\n"
     "                        [--source S]... [--min-time SECONDS]\n"
-    "                        [--ceiling E] INPUT...\n"
+    "                        [--ceiling E] [--for FILE] INPUT...\n"
     "\n"
     "Reads component benchmark outputs and prints a preset derived from "
     "PRESET\n(a chip or cluster of nvidia.shard or measured.shard) with "
@@ -50,11 +51,13 @@ constexpr const char *Usage =
     "  --source S         fit only GEMM rows whose source column is S\n"
     "  --min-time S       fit only GEMMs of S seconds or more\n"
     "  --ceiling E        matmul_efficiency (default: the best GEMM measured)\n"
+    "  --for FILE         warn where the inputs miss what FILE runs\n"
     "Inputs: ";
 
 struct CalibrateOptions {
   std::vector<std::string> Inputs;
   std::string Base, ChipName, ClusterName;
+  std::string For; ///< --for FILE
   unsigned Gpus = 0;
   double LinkBw = 0;
   GemmSelection Gemm;
@@ -106,6 +109,8 @@ std::optional<CalibrateOptions> parseArgs(llvm::ArrayRef<const char *> Args,
     else if (Name == "--link-bw")
       Ok = !Value.getAsDouble(O.LinkBw) && std::isfinite(O.LinkBw) &&
            O.LinkBw > 0;
+    else if (Name == "--for")
+      O.For = Value.str();
     else if (Name == "--dtype")
       O.Gemm.DType = Value.str(), Ok = parseDType(Value).has_value();
     else if (Name == "--source")
@@ -121,7 +126,7 @@ std::optional<CalibrateOptions> parseArgs(llvm::ArrayRef<const char *> Args,
       usageError() << "calibrate: unknown option '" << Name
                    << "' (options: --base, --cluster, --chip, --gpus, "
                       "--link-bw, --dtype, --source, --min-time, --ceiling, "
-                      "--help)\n";
+                      "--for, --help)\n";
       return std::nullopt;
     }
     if (!Ok) {
@@ -348,6 +353,9 @@ int shardc::runCalibrate(llvm::ArrayRef<const char *> Args,
     }
     P.Cluster->Chip = P.Chip->Name;
   }
+  if (!O->For.empty())
+    if (int Code = checkCoverage(O->For, StdlibDir, In.Runs, In.Gemms, Diags))
+      return Code;
   printPreset(P, llvm::outs());
   return Diags.hasErrors() ? 1 : 0;
 }
