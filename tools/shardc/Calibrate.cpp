@@ -267,10 +267,15 @@ int deriveGemm(const CalibrateOptions &O, const ChipSpec &Chip,
                  << "' gives no 'sms': the GEMM model counts waves of SMs\n";
     return 2;
   }
-  if (!O.Gemm.DType.empty() &&
-      Chip.matmulPeak(*parseDType(O.Gemm.DType)) <= 0) {
+  // The dtype fitted: --dtype, else the first row's (a sweep of several
+  // is an error in calibrateChip).
+  std::string DType = O.Gemm.DType;
+  for (const GemmSweep &G : Gemms)
+    if (DType.empty() && !G.Rows.empty())
+      DType = G.Rows.front().DType;
+  if (!DType.empty() && Chip.matmulPeak(*parseDType(DType)) <= 0) {
     usageError() << "calibrate: chip '" << Chip.Name << "' gives no peak for "
-                 << O.Gemm.DType << "\n";
+                 << DType << "\n";
     return 2;
   }
   std::optional<PresetBlock> C = calibrateChip(Gemms, Chip, O.Gemm, Diags);
