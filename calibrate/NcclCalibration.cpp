@@ -13,6 +13,12 @@ namespace {
 /// The largest size whose time is taken as latency alone.
 constexpr double LatencySizeLimit = 4096;
 
+/// On a level with two protocols, the smallest size an in-switch
+/// AllReduce's line is fitted to: NCCL runs its LL ring below about 2 MiB
+/// (scripts/fit_protocols.py --in-network's --min-bytes for the H100
+/// presets).
+constexpr double SwitchLineMinBytes = 4 << 20;
+
 /// Whether \p R is an AllReduce the level reduces in its switches.
 bool reducedInSwitches(const NcclRun &R, const LevelTarget &T) {
   return T.InNetworkReduction && R.Collective == NcclCollective::AllReduce;
@@ -147,6 +153,17 @@ bool fitReduced(const NcclRun &R, const LevelTarget &T,
                 std::optional<double> FixedLatency, PresetBlock &B,
                 DiagnosticEngine &Diags) {
   std::vector<CollectivePoint> Pts = points(R, T);
+  std::string Latency = "latency";
+  if (T.TwoProtocols) {
+    // The switches' line only: the sizes where NCCL runs NVLS.
+    std::vector<CollectivePoint> Large;
+    for (size_t I = 0; I < Pts.size(); ++I)
+      if (R.Rows[I].Bytes >= SwitchLineMinBytes)
+        Large.push_back(Pts[I]);
+    Pts = std::move(Large);
+    FixedLatency.reset();
+    Latency = "bulk_latency";
+  }
   unsigned Constants = FixedLatency ? 1 : 2;
   if (!enoughPoints(Pts.size(), Constants, R.TableLoc, Diags))
     return false;
@@ -158,13 +175,17 @@ bool fitReduced(const NcclRun &R, const LevelTarget &T,
         return std::function<double(const CollectivePoint &)>(
             [=](const CollectivePoint &P) { return oneLineTime(P, W, G); });
       });
-  B.Comments.push_back(runNote(R, Errors,
-                               FixedLatency ? "reduction_efficiency"
-                                            : "latency, reduction_efficiency"));
+  std::string What = FixedLatency ? "reduction_efficiency"
+                                  : Latency + ", reduction_efficiency";
+  if (T.TwoProtocols)
+    What += fmt::format(" (the switches' line, its {} sizes of 4 MiB and "
+                        "more; the base's LL ring line kept)",
+                        Pts.size());
+  B.Comments.push_back(runNote(R, Errors, What));
   std::string Fitted = "fitted to " + fileName(R) + " (in-switch AllReduce); " +
                        "5-fold error " + percent(meanAbs(Errors));
   if (!FixedLatency)
-    B.Constants.push_back({"latency", F.Latency, true, Fitted});
+    B.Constants.push_back({Latency, F.Latency, true, Fitted});
   B.Constants.push_back({"reduction_efficiency", F.Efficiency, false, Fitted});
   return true;
 }

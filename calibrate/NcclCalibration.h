@@ -13,8 +13,10 @@
 //  3. the ring collectives together: small_efficiency, bulk_latency and
 //     efficiency, the two-protocol grid fit;
 //  4. an in-switch AllReduce: reduction_efficiency (and latency, when no ring
-//     run gives it) on one line. Only those: how such a level prices the
-//     small-message protocol is not settled in the model yet.
+//     run gives it) on one line; on a base level with two protocols, the
+//     switches' line instead: bulk_latency and reduction_efficiency fitted
+//     to the sizes of 4 MiB and more (below, NCCL runs its LL ring, whose
+//     line the base keeps), as scripts/fit_protocols.py --in-network does.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_CALIBRATE_NCCLCALIBRATION_H
@@ -47,6 +49,10 @@ struct LevelTarget {
   int64_t Size = 0;    ///< GPUs in one unit of the level
   double LinkBw = 0;   ///< one GPU's link into it, bytes/s
   bool InNetworkReduction = false;
+  /// The base level has small_efficiency and bulk_latency: an in-switch
+  /// AllReduce's bandwidth line is then bulk_latency's (docs/cost-model.md
+  /// §3), the small-message one the base's LL ring.
+  bool TwoProtocols = false;
 };
 
 /// The level's constants (with comments) and the lines to print above the

@@ -211,7 +211,12 @@ std::optional<LevelTarget> nodeLevel(const CalibrateOptions &O, const Base &B) {
                  << "' gives no bandwidth; give --link-bw\n";
     return std::nullopt;
   }
-  return LevelTarget{O.Base, L.Name, L.Size, W, L.InNetworkReduction};
+  return LevelTarget{O.Base,
+                     L.Name,
+                     L.Size,
+                     W,
+                     L.InNetworkReduction,
+                     L.Calibration.twoProtocols()};
 }
 
 /// Reads every input into \p Diags's SourceMgr and parses it; false after
