@@ -40,6 +40,12 @@ TraceSummary printTraceReport(const MeshCompile &C, llvm::raw_ostream &OS);
 /// A trace with no events, for a program without a mesh.
 void printEmptyTraceReport(llvm::raw_ostream &OS);
 
+/// The ops of the report under the chip's roofline, as a standalone SVG
+/// (docs/cli.md): intensity against achieved FLOP/s, coloured by bound.
+void printRooflineSvg(const MeshCompile &C, llvm::raw_ostream &OS);
+/// The SVG of a program without a mesh: a line saying there is no plot.
+void printEmptyRooflineSvg(llvm::raw_ostream &OS);
+
 /// One diagnostic as the JSON lists it.
 struct JsonDiagnostic {
   std::string Severity; ///< error, warning, note, remark

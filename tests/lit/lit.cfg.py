@@ -81,3 +81,10 @@ config.substitutions.append(
          os.path.join(config.shardc_src_root, "tests/lit/report/check_trace.py"),
          os.path.join(config.shardc_src_root, "docs/trace.schema.json"))))
 config.excludes.append("check_trace.py")
+# A --format=svg roofline against the program's JSON report (stdlib only):
+# `%check-roofline REPORT [--expect NAME I F]... < SVG`.
+config.substitutions.append(
+    ("%check-roofline",
+     "python3 %s" % os.path.join(config.shardc_src_root,
+                                 "tests/lit/report/check_roofline.py")))
+config.excludes.append("check_roofline.py")

@@ -54,7 +54,7 @@ enum ExitCode : int {
 };
 
 enum class EmitKind { Tokens, AST, IR, Costs, Report };
-enum class OutputFormat { Text, JSON, Trace };
+enum class OutputFormat { Text, JSON, Trace, Svg };
 enum class ColorMode { Auto, Always, Never };
 
 cl::OptionCategory ShardcCategory("shardc options");
@@ -87,7 +87,10 @@ cl::opt<OutputFormat>
                       clEnumValN(OutputFormat::JSON, "json", "JSON"),
                       clEnumValN(OutputFormat::Trace, "trace",
                                  "the step's timeline as Chrome trace "
-                                 "events (Perfetto, chrome://tracing)")),
+                                 "events (Perfetto, chrome://tracing)"),
+                      clEnumValN(OutputFormat::Svg, "svg",
+                                 "the ops under the chip's roofline, as an "
+                                 "SVG picture")),
            cl::cat(ShardcCategory));
 cl::opt<bool> VerifyDiagnostics(
     "verify-diagnostics",
@@ -296,6 +299,14 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
             << "the trace would have " << Drawn.FullEvents
             << " events, more than its limit of " << TraceEventLimit
             << ": repeats and microbatches are aggregated (docs/trace.md)\n";
+    } else if (O.Format == OutputFormat::Svg) {
+      if (C) {
+        printRooflineSvg(*C, OS);
+        break;
+      }
+      llvm::WithColor::note(llvm::errs(), "shardc")
+          << "no mesh declared: nothing to plot (the picture says so)\n";
+      printEmptyRooflineSvg(OS);
     } else if (C) {
       printTextReport(*C, OS);
     } else {
@@ -446,6 +457,13 @@ bool checkUsage() {
       (InputFiles.size() > 1 || SplitInputFile)) {
     driverError() << "--format=trace writes one program's timeline: give "
                      "one input file, without --split-input-file\n";
+    return false;
+  }
+  // A picture is one standalone SVG document: one program's.
+  if (Format == OutputFormat::Svg &&
+      (InputFiles.size() > 1 || SplitInputFile)) {
+    driverError() << "--format=svg draws one program's roofline: give one "
+                     "input file, without --split-input-file\n";
     return false;
   }
   if (InputFiles.empty() && !PrintStdlibDir) {
