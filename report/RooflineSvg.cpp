@@ -98,8 +98,9 @@ struct Axes {
   }
 };
 
-/// The decades that hold every value: [floor(log10 min), floor(log10 max)
-/// + 1], so the largest value lies strictly inside.
+/// The decades that hold every value: [floor(log10 min), floor(log10 max +
+/// 1/4) + 1], so the largest value lies a quarter decade or more below the
+/// top, where its label fits.
 void decades(llvm::ArrayRef<double> Vs, int &Lo, int &Hi) {
   if (Vs.empty()) {
     Lo = 0, Hi = 3;
@@ -108,7 +109,7 @@ void decades(llvm::ArrayRef<double> Vs, int &Lo, int &Hi) {
   double Min = *std::min_element(Vs.begin(), Vs.end()),
          Max = *std::max_element(Vs.begin(), Vs.end());
   Lo = int(std::floor(std::log10(Min)));
-  Hi = int(std::floor(std::log10(Max))) + 1;
+  Hi = int(std::floor(std::log10(Max) + 0.25)) + 1;
 }
 
 /// The ceilings of the dtypes the lowered program's values have, where the
@@ -352,9 +353,15 @@ void RooflineWriter::points() {
         P.Achieved, X, Y, boundColour(P.Cost->Bounded), escape(S.Name),
         S.Location.Line, formatSig4(P.Intensity),
         formatAmount(P.Achieved, "FLOP/s"), Bound.str());
+    // Points drawn on top of each other get their labels stacked.
+    double Below = 0;
+    for (size_t M = 0; M < N; ++M)
+      if (std::fabs(A.x(Drawn[M].Intensity) - X) < 3 &&
+          std::fabs(A.y(Drawn[M].Achieved) - Y) < 3)
+        Below += 11;
     OS << fmt::format("<text class=\"label\" x=\"{:.2f}\" y=\"{:.2f}\" "
                       "font-size=\"10\">{}</text>\n",
-                      X + 6, Y - 5,
+                      X + 6, Y - 5 + Below,
                       Named ? escape(S.Name) : std::to_string(N + 1));
   }
   OS << "</g>\n";
