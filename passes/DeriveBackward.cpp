@@ -406,7 +406,11 @@ unsigned DeriveBackward::fixedStatement(const ParamOp &P, OpKind K,
 void DeriveBackward::fixedBefore(const ParamOp &P) {
   const Value *V = P.result();
   Value *G = Synced[V];
-  if (Train->Grad == DType::fp16) {
+  // fp16 training scales the loss: every gradient is checked and unscaled,
+  // whether the backward accumulates it in fp16 or in fp32 main gradients
+  // (Megatron-LM's fp16 optimizer checks the fp32 copy).
+  if (Train->Grad == DType::fp16 || V->type().Elt == DType::fp16) {
+    LossScaled = true;
     unsigned St = fixedStatement(P, OpKind::InfCheck, "inf_check");
     B->create<InfCheckOp>(P.loc(), St, {G}, gradName(V), G->type());
   }
@@ -438,7 +442,7 @@ void DeriveBackward::fixedAfter(const ParamOp &P, Value *Updated) {
 }
 
 void DeriveBackward::normReduce() {
-  bool Norm = Train->GradClip.has_value(), Inf = Train->Grad == DType::fp16;
+  bool Norm = Train->GradClip.has_value(), Inf = LossScaled;
   if (!Train->FixedCosts || (!Norm && !Inf))
     return;
   // Every param is sharded or replicated over every axis (a pipeline's
@@ -467,6 +471,7 @@ void DeriveBackward::normReduce() {
 //===----------------------------------------------------------------------===//
 
 bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
+  LossScaled = false;
   const Module &Checked = Compile.forward();
   if (!Checked.config().Train)
     return true;

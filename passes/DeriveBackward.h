@@ -76,6 +76,9 @@ private:
   void fixedAfter(const ParamOp &P, Value *Updated);
   /// The norm's (or the inf flag's) one AllReduce over every chip.
   void normReduce();
+  /// A param's gradient was given an inf check (fp16 loss scaling): the
+  /// step's AllReduce carries the found-inf flag.
+  bool LossScaled = false;
   unsigned fixedStatement(const ParamOp &P, OpKind K, llvm::StringRef What);
 
   unsigned newStatement(std::string Name, Loc L, OpKind K, Phase Ph,
