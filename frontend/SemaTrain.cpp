@@ -7,8 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
+#include "ir/ModelOps.h"
 #include "ir/Ops.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace shardc;
@@ -241,6 +243,7 @@ void Sema::warnTensorsLikeParams() {
           llvm::none_of(ReadBy, [&](const auto &R) { return R.first == V; }))
         ReadBy.push_back({V, C.result()->name()});
   });
+  llvm::SmallPtrSet<const Value *, 8> Warned;
   // Not a structured binding: clang 14 (the fuzz build) cannot capture one
   // in the lambdas below.
   for (const auto &Entry : ReadBy) {
@@ -254,7 +257,21 @@ void Sema::warnTensorsLikeParams() {
           return ParamDims.contains(D.Id);
         }))
       continue;
+    Warned.insert(V);
     Diags.report(Decl->first.Range, diag::TensorLooksLikeParam,
                  Decl->first.Name, Reader);
   }
+  // An embedding table is a weight whatever its dims: [V, E] has a
+  // vocabulary dim no other param may have.
+  walk<EmbedOp>(IR->body(), [&](const EmbedOp &E) {
+    const Value *V = E.operand(1);
+    if (!V->def() || !isa<InputOp>(V->def()) || !Warned.insert(V).second)
+      return;
+    auto Decl =
+        llvm::find_if(Bound, [&](const auto &B) { return B.second == V; });
+    if (Decl == Bound.end() || Written.contains(Decl->first.Name))
+      return;
+    Diags.report(Decl->first.Range, diag::TableLooksLikeParam, Decl->first.Name,
+                 E.result()->name());
+  });
 }
