@@ -172,7 +172,10 @@ void assignSides(StagePartition &P, const Module &M, const LayerRepeats &L) {
 }
 
 /// Step 3b: the params the last stage holds a copy of: declared before the
-/// layers (on the first stage), read by a forward statement after them.
+/// layers (on the first stage), read by a forward statement before them and
+/// by one after them. One read only after them (an untied head declared at
+/// the top) lives on the last stage, as if declared there: it and its
+/// updates move to the last side.
 void findTied(StagePartition &P, const Module &M, const LayerRepeats &L) {
   P.TiedOnLast.assign(M.info().Statements.size(), false);
   if (!L.Fwd)
@@ -180,12 +183,26 @@ void findTied(StagePartition &P, const Module &M, const LayerRepeats &L) {
   for (const auto &O : M.body().ops()) {
     if (!isa<ParamOp>(O.get()) || P.Side[O->stmt()] != StageSide::First)
       continue;
-    P.TiedOnLast[O->stmt()] =
-        llvm::any_of(O->result()->users(), [&](const Op *U) {
-          unsigned St = pieceStmt(*U);
-          return St != NoStmt && M.statement(St).Ph == Phase::Forward &&
-                 P.Side[St] == StageSide::Last;
-        });
+    auto ReadOn = [&](StageSide S) {
+      return llvm::any_of(O->result()->users(), [&](const Op *U) {
+        unsigned St = pieceStmt(*U);
+        return St != NoStmt && M.statement(St).Ph == Phase::Forward &&
+               P.Side[St] == S;
+      });
+    };
+    if (!ReadOn(StageSide::Last))
+      continue;
+    if (ReadOn(StageSide::First)) {
+      P.TiedOnLast[O->stmt()] = true;
+      continue;
+    }
+    P.Side[O->stmt()] = StageSide::Last;
+    for (size_t St = 0; St < P.Side.size(); ++St) {
+      const Statement &S = M.statement(unsigned(St));
+      if (S.From && S.From->Stmt == O->stmt() &&
+          stepPart(S.Ph) == StepPart::Optimizer)
+        P.Side[St] = StageSide::Last;
+    }
   }
 }
 
