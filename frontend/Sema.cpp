@@ -147,6 +147,8 @@ bool Sema::run() {
     Diags.report(TrainBlock->Range.Start, diag::TrainWithoutParams);
   if (TrainBlock && AnyParam && !Diags.hasErrors())
     warnTensorsLikeParams();
+  if (TrainBlock && Config.Train && !Diags.hasErrors())
+    markFp8Gemms();
   return !Diags.hasErrors();
 }
 

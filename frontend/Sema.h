@@ -93,6 +93,7 @@ private:
   void train(const TrainDecl &D);
   void warnUnusedTrainSettings(const PropertySet &Props, const TrainConfig &T);
   void warnTensorsLikeParams();
+  void markFp8Gemms();
   std::optional<unsigned> choose(const Property &P, const PropValue &V,
                                  llvm::ArrayRef<std::string> Choices);
   std::optional<DType> chooseDType(const Property &P, const PropValue &V,
@@ -243,6 +244,8 @@ private:
   llvm::StringMap<llvm::SMRange> ConfigSet;
   const TrainDecl *TrainBlock = nullptr;
   bool AnyParam = false;
+  /// The value of `fp8` in the train block, where its chip check reports.
+  llvm::SMRange Fp8At;
   /// Whether the items being declared are the main file's (not an import's).
   bool InMainFile = false;
   ModuleConfig Config;

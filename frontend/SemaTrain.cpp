@@ -132,6 +132,12 @@ void Sema::train(const TrainDecl &D) {
     case PropId::Train_grad_clip:
       T.GradClip = V.Number;
       break;
+    case PropId::Train_fp8:
+      if (auto I = choose(P, V, {"none", "hybrid", "e4m3"})) {
+        T.Fp8 = Fp8Recipe(*I);
+        Fp8At = V.Range;
+      }
+      break;
     case PropId::Train_grad:
       if (auto DT = chooseDType(P, V, false, None))
         T.Grad = *DT;
@@ -176,6 +182,46 @@ void Sema::warnUnusedTrainSettings(const PropertySet &Props,
   if (None && (T.Zero == 1 || T.Zero == 2))
     Diags.report(Props.get(PropId::Train_zero).Range,
                  diag::ZeroWithoutOptimizer, int64_t(T.Zero));
+}
+
+/// `fp8 = hybrid | e4m3` (Transformer Engine): every contraction of a
+/// param with an activation over a contracted dim runs as an fp8 GEMM, its
+/// dgrad and wgrad too (ContractionOp::backward). A contraction with no
+/// contracted dim (a norm's scale, `n * g`) is elementwise and stays as it
+/// is, and so do contractions of two activations (attention's QK^T and PV,
+/// which Transformer Engine's fused attention runs in bf16). The forward
+/// casts the activation every microbatch and the weight once per step
+/// (Megatron-Core keeps the fp8 weight across microbatches), except under
+/// ZeRO 3, which gathers the weight afresh each microbatch.
+void Sema::markFp8Gemms() {
+  const TrainConfig &T = *Config.Train;
+  if (T.Fp8 == Fp8Recipe::None || !Mesh)
+    return;
+  const ChipSpec &Chip = Mesh->Cluster->Chip;
+  if (Chip.matmulPeak(DType::fp8) <= 0) {
+    Diags.report(Fp8At, diag::TrainFp8NoPeak, fp8RecipeName(T.Fp8), Chip.Name);
+    return;
+  }
+  double WeightCast = T.Zero == 3 ? 1 : 1 / double(T.Microbatches);
+  // An activation read by several GEMMs (q, k and v of one input) is cast
+  // once, by the first: the others read its fp8 copy, as Transformer
+  // Engine's fused QKV and gate-and-up GEMMs do.
+  llvm::DenseSet<const Value *> Cast;
+  walk<ContractionOp>(IR->body(), [&](ContractionOp &C) {
+    bool Contracts = llvm::any_of(C.dims(), [](const ContractionDim &D) {
+      return D.Role == DimRole::Contracted;
+    });
+    bool P0 = isa<ParamOp>(C.operand(0)->def()),
+         P1 = isa<ParamOp>(C.operand(1)->def());
+    if (!Contracts || P0 == P1)
+      return;
+    ContractionOp::Fp8Gemm F;
+    for (unsigned I = 0; I < 2; ++I)
+      F.Cast[I] = (I == 0) == P0                     ? WeightCast
+                  : Cast.insert(C.operand(I)).second ? 1
+                                                     : 0;
+    C.setFp8(F);
+  });
 }
 
 void Sema::param(const ParamDecl &D) {

@@ -51,6 +51,9 @@ struct OpWork {
   /// op's matmuls (unfused attention's softmax and dropout): their time
   /// adds to the rest's max(T_math, T_hbm) (docs/cost-model.md §1).
   double SerialBytes = 0;
+  /// Part of SerialBytes moved by an fp8 GEMM's casts of its operands
+  /// (Transformer Engine's amax-and-cast kernels, docs/training.md).
+  double CastBytes = 0;
   bool Matmul = false; ///< at the matmul peak (else the vector peak)
   DType Elt = DType::bf16;
   /// Which measured kernel rate prices the work: a GEMM or memory-bound

@@ -85,10 +85,32 @@ shardc::classifyContraction(const ShardType &L, const ShardType &R,
   return Dims;
 }
 
+/// An fp8 GEMM (Transformer Engine): it runs at the fp8 peak and reads
+/// 1-byte copies of its operands; each cast it pays reads the operand and
+/// writes the fp8 copy and its transpose (Hopper's fp8 GEMMs take both
+/// operands K-major, so the backward reads the transposes), a memory-bound
+/// kernel before the GEMM.
+static void makeFp8(OpWork &W, const ShardType &L, const ShardType &R,
+                    const ShardType &Out, const MeshSpec &M,
+                    const ContractionOp::Fp8Gemm &F) {
+  const double Fp8Bytes = dtypeBytes(DType::fp8);
+  W.Elt = DType::fp8;
+  W.HbmBytes = Out.localBytes(M);
+  const ShardType *Operands[] = {&L, &R};
+  for (unsigned I = 0; I < 2; ++I) {
+    double Elems = Operands[I]->localElements(M);
+    W.HbmBytes += Elems * Fp8Bytes;
+    W.CastBytes +=
+        F.Cast[I] * Elems * (dtypeBytes(Operands[I]->Elt) + 2 * Fp8Bytes);
+  }
+  W.HbmBytes += W.CastBytes;
+  W.SerialBytes += W.CastBytes;
+}
+
 OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
                               const ShardType &Out,
                               llvm::ArrayRef<ContractionDim> Dims,
-                              const MeshSpec &M) {
+                              const MeshSpec &M, const Fp8Gemm *F) {
   // FLOPs = 2 x product of all distinct dims, divided by the axes that shard
   // them: computed from local extents so padding is counted, and axes that
   // shard nothing repeat the work.
@@ -121,12 +143,14 @@ OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
   W.HbmBytes = L.localBytes(M) + R.localBytes(M) + Out.localBytes(M);
   W.Matmul = true;
   W.Elt = L.Elt;
+  if (F)
+    makeFp8(W, L, R, Out, M, *F);
   return W;
 }
 
 std::optional<OpWork> ContractionOp::work(const MeshSpec &M) const {
   OpWork W = workFor(operand(0)->type(), operand(1)->type(), result()->type(),
-                     Dims, M);
+                     Dims, M, Fp8 ? &*Fp8 : nullptr);
   W.UsefulFlops *= Used;
   if (Accumulate) {
     W.AccumulateBytes = result()->type().localBytes(M);
@@ -159,9 +183,27 @@ void ContractionOp::backward(GradientBuilder &G) const {
     Value *L = I == 0 ? DOut : Other, *R = I == 0 ? Other : DOut;
     auto Roles = classifyContraction(L->type(), R->type(), T);
     assert(Roles && "a gradient has its operand's dims");
-    G.contribute(P, G.emit<ContractionOp>(*this, P, {L, R}, T, *Roles,
-                                          G.accumulatesInPlace(P)));
+    Value *Grad = G.emit<ContractionOp>(*this, P, {L, R}, T, *Roles,
+                                        G.accumulatesInPlace(P));
+    if (Fp8)
+      cast<ContractionOp>(Grad->def())->setFp8(fp8Gradient(G, I));
+    G.contribute(P, Grad);
   }
+}
+
+/// An fp8 forward GEMM's gradient w.r.t. operand \p I is an fp8 GEMM too
+/// (Transformer Engine's dgrad and wgrad). The output gradient (operand \p
+/// I of the gradient GEMM) is cast once, by the dgrad, which runs first;
+/// the wgrad reads that copy and the activation's, saved by the forward.
+/// A wgrad with no dgrad beside it casts the output gradient itself.
+ContractionOp::Fp8Gemm ContractionOp::fp8Gradient(GradientBuilder &G,
+                                                  unsigned I) const {
+  Fp8Gemm F;
+  const Value *Other = operand(1 - I);
+  bool Wgrad = isa<ParamOp>(operand(I)->def());
+  if (!Wgrad || !G.needsGrad(Other))
+    F.Cast[I] = 1;
+  return F;
 }
 
 AxisSet ContractionOp::gradientPartials(unsigned I) const {
@@ -191,6 +233,8 @@ std::string ContractionOp::attrs(const TypeNames &N) const {
   S += "}";
   if (Used != 1)
     S += fmt::format(" used {:.4g}", Used);
+  if (Fp8)
+    S += fmt::format(" fp8 cast {:.4g}, {:.4g}", Fp8->Cast[0], Fp8->Cast[1]);
   return S;
 }
 

@@ -94,11 +94,24 @@ public:
   void setUsed(double U) { Used = U; }
   void rebindSizes(const DimSizeMap &Sizes) override;
 
+  /// Transformer Engine's fp8 GEMM (`train { fp8 = ...; }`): it runs at the
+  /// fp8 peak on 1-byte copies of its operands, and pays Cast[I] of operand
+  /// I's amax-and-cast kernel (read it, write its fp8 copy and that copy's
+  /// transpose): 1 each run, 1/m for a weight cast once per step, 0 for an
+  /// operand another GEMM cast.
+  struct Fp8Gemm {
+    std::array<double, 2> Cast{};
+  };
+  const std::optional<Fp8Gemm> &fp8() const { return Fp8; }
+  void setFp8(Fp8Gemm F) { Fp8 = F; }
+
   /// COST-MODEL.md §1 for a local product of \p L and \p R into \p Out:
-  /// 2 x the product of the local extents of every distinct dim.
+  /// 2 x the product of the local extents of every distinct dim; with \p F,
+  /// as the fp8 GEMM it describes.
   static OpWork workFor(const ShardType &L, const ShardType &R,
                         const ShardType &Out,
-                        llvm::ArrayRef<ContractionDim> Dims, const MeshSpec &M);
+                        llvm::ArrayRef<ContractionDim> Dims, const MeshSpec &M,
+                        const Fp8Gemm *F = nullptr);
 
   std::string attrs(const TypeNames &N) const override;
   std::string verify(const TypeNames &N, bool Lowered) const override;
@@ -109,9 +122,12 @@ public:
   bool savesInputs() const override { return true; }
 
 private:
+  Fp8Gemm fp8Gradient(GradientBuilder &G, unsigned I) const;
+
   llvm::SmallVector<ContractionDim, 4> Dims;
   bool Accumulate;
   double Used;
+  std::optional<Fp8Gemm> Fp8;
 };
 
 enum class ElementwiseFn : uint8_t {

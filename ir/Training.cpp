@@ -32,6 +32,18 @@ llvm::StringRef shardc::recomputeName(RecomputePolicy R) {
   llvm_unreachable("every policy is handled");
 }
 
+llvm::StringRef shardc::fp8RecipeName(Fp8Recipe R) {
+  switch (R) {
+  case Fp8Recipe::None:
+    return "none";
+  case Fp8Recipe::Hybrid:
+    return "hybrid";
+  case Fp8Recipe::E4M3:
+    return "e4m3";
+  }
+  llvm_unreachable("every recipe is handled");
+}
+
 llvm::StringRef shardc::scheduleName(PipelineSchedule S) {
   switch (S) {
   case PipelineSchedule::GPipe:

@@ -34,6 +34,14 @@ llvm::StringRef scheduleName(PipelineSchedule S);
 /// forward's too, as Transformer Engine's userbuffers do).
 enum class TpOverlapMode : uint8_t { None, Backward, All };
 
+/// `fp8`: Transformer Engine's fp8 formats (its `Format` enum, Megatron's
+/// `--fp8-format`). `hybrid`: E4M3 for the forward's activations and
+/// weights, E5M2 for the gradients; `e4m3`: E4M3 for all three. Both run
+/// at the chip's one fp8 peak, so they cost the same; the report names the
+/// recipe.
+enum class Fp8Recipe : uint8_t { None, Hybrid, E4M3 };
+llvm::StringRef fp8RecipeName(Fp8Recipe R);
+
 struct TrainConfig {
   int64_t Microbatches = 1;
   OptimizerKind Optimizer = OptimizerKind::Adam;
@@ -71,6 +79,10 @@ struct TrainConfig {
   /// `grad_clip = c` (Megatron-LM's --clip-grad, PyTorch's
   /// clip_grad_norm_): clipping needs the global gradient norm.
   std::optional<double> GradClip;
+  /// `fp8 = hybrid | e4m3`: every GEMM of a param with an activation
+  /// (forward, dgrad, wgrad) runs in fp8 with Transformer Engine's casts;
+  /// the rest stays in the tensors' dtypes (docs/training.md).
+  Fp8Recipe Fp8 = Fp8Recipe::None;
   Loc At; ///< the `train` block, where a step-wide error is reported
   /// The `microbatches` value when written, else invalid: a mesh whose
   /// stages do not group the microbatches is reported there.

@@ -118,6 +118,9 @@ struct StepSummary {
   /// al.'s eq. 7 and PaLM count it (and most published MFUs): for
   /// comparison, above MFU when the step has causal attention.
   double ModelFlopsCausalFull = 0, MfuCausalFull = 0;
+  /// `fp8`: the bytes one microbatch's forward and backward casts move
+  /// (OpWork::CastBytes; with a pipeline, every stage's).
+  double CastBytes = 0;
   /// The statement whose collectives take the most time in a step, their
   /// time per step, and whether they are a gradient sync (asynchronous) or
   /// on the compute stream's critical path.

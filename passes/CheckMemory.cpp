@@ -224,6 +224,18 @@ double inFlight(const StepSummary::PipelineInfo &Pipe, double Mb,
               : std::min(Mb, ((P - S - 1) * 2 + (V - 1) * P + 1) / V);
 }
 
+/// The params an fp8 GEMM reads (`train { fp8 = ...; }`).
+llvm::DenseSet<const Value *> fp8Weights(const Module &Training) {
+  llvm::DenseSet<const Value *> W;
+  walk<ContractionOp>(Training.body(), [&](const ContractionOp &O) {
+    if (O.fp8())
+      for (const Value *V : O.operands())
+        if (isa<ParamOp>(V->def()))
+          W.insert(V);
+  });
+  return W;
+}
+
 /// COST-MODEL.md §7's table for one stage of the pipeline (the whole step
 /// without one).
 MemorySummary stageMemory(const MeshCompile &C, unsigned Stage) {
@@ -237,9 +249,15 @@ MemorySummary stageMemory(const MeshCompile &C, unsigned Stage) {
   S.Stage = Stage;
   S.Stages = Stages;
   StageShare Share(C.program(), *C.Tables.Partition, Stage);
+  llvm::DenseSet<const Value *> Fp8Weights = fp8Weights(C.program());
   for (const ParamInfo &P : C.Tables.Params) {
     double N = Share.copies(P.Param->def(), M.statement(P.Stmt).Repeat);
     Add(MemoryTerm::Weights, P.Param->type().localBytes(Mesh) * N);
+    // Transformer Engine keeps an fp8 weight's copy and its transpose
+    // beside the weight (its cast once per step, ContractionOp::Fp8Gemm).
+    if (Fp8Weights.contains(P.Param))
+      Add(MemoryTerm::Weights,
+          P.Param->type().localElements(Mesh) * 2 * dtypeBytes(DType::fp8) * N);
     Add(MemoryTerm::Gradients, P.GradBuffer.localBytes(Mesh) * N);
     Add(MemoryTerm::Optimizer,
         P.Optimizer.localElements(Mesh) * P.StateBytesPerElement * N);

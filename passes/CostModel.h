@@ -71,6 +71,8 @@ struct OpCost {
   /// (OpWork::SerialBytes): the compute time is max(TMath, THbm - TSerial)
   /// + TSerial.
   double TSerial = 0;
+  /// The part of HbmBytes moved by an fp8 GEMM's casts (OpWork::CastBytes).
+  double CastBytes = 0;
   Bound Bounded = Bound::Compute;
   /// Bit T set: vector work in dtype T ran at the matmul peak because the
   /// chip gives no vector_flops for T (COST-MODEL §1's fallback).

@@ -60,6 +60,7 @@ OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
     Cost.TMath = T.TMath;
     Cost.THbm = T.THbm;
     Cost.TSerial = T.TSerial;
+    Cost.CastBytes = W->CastBytes;
     Cost.VectorFallback = vectorFallback(*W, Chip);
     Cost.FirstTHbm = Train && Train->Microbatches > 1
                          ? computeTime(First, Chip).THbm
@@ -116,6 +117,7 @@ bool EstimateCosts::run(MeshCompile &C, DiagnosticEngine &) {
     S.TMath += Cost.TMath;
     S.THbm += Cost.THbm;
     S.TSerial += Cost.TSerial;
+    S.CastBytes += Cost.CastBytes;
     S.FirstTHbm += Cost.FirstTHbm;
     S.TComms += Cost.TComms;
     S.Contention += Cost.Contention;

@@ -70,6 +70,7 @@ Versions StepBuilder::statement(unsigned St) {
   case Phase::Forward:
     V = Versions::compute(Cost->Time);
     S.TFwd += Cost->Time * N;
+    S.CastBytes += Cost->CastBytes * N;
     S.ModelFlops += 3 * Cost->UsefulFlops * N * Mb;
     ModelAtPeak += 3 * Cost->AtPeak * N * Mb;
     S.ModelFlopsCausalFull += 3 * Cost->FullCausalFlops * N * Mb;
@@ -83,6 +84,7 @@ Versions StepBuilder::statement(unsigned St) {
     }
     S.TBwd += Cost->Time * N;
     S.TBwdFirst += Cost->FirstTime * N;
+    S.CastBytes += Cost->CastBytes * N;
     S.Hfu += Cost->HwAtPeak * N * Mb;
     break;
   case Phase::Sync: {

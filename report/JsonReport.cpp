@@ -258,6 +258,10 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
         J.attribute("zero_grad_s", S.TFixedPart[StepSummary::ZeroGrad]);
       });
     J.attribute("forward_s", S.TFwd);
+    if (Fp8Recipe R = C.config().Train->Fp8; R != Fp8Recipe::None) {
+      J.attribute("fp8", fp8RecipeName(R));
+      J.attribute("fp8_cast_bytes", S.CastBytes);
+    }
     J.attribute("global_batch", S.GlobalBatch);
     J.attribute("hfu", S.Hfu);
     J.attribute("mfu", S.Mfu);

@@ -202,11 +202,20 @@ void serialNotes(const MeshCompile &C, llvm::raw_ostream &OS) {
   std::string Who = llvm::join(Stmts, ", ");
   if (Count > Named)
     Who += fmt::format(" and {} more", Count - Named);
+  // Which kernels they are: fp8 GEMMs' casts (CastBytes) and the rest.
+  bool Casts = false, Other = false;
+  for (const auto &Cost : C.Tables.StatementCosts)
+    if (Cost && Cost->TSerial > 0)
+      (Cost->CastBytes > 0 ? Casts : Other) = true;
+  const char *Kernels =
+      !Casts  ? "unfused attention's softmax and dropout"
+      : Other ? "unfused attention's softmax and dropout, fp8 GEMMs' casts"
+              : "fp8 GEMMs' casts of their operands";
   OS << fmt::format("\nnote: memory-bound kernels in series with the matmuls "
-                    "(unfused attention's softmax and dropout) make a row's "
+                    "({}) make a row's "
                     "time max(T_math, T_hbm - T_serial) + T_serial; T_serial: "
                     "{}\n",
-                    Who);
+                    Kernels, Who);
 }
 
 /// COST-MODEL.md §1's fallback, said where it happened: per dtype the chip
@@ -385,6 +394,36 @@ void mfuLines(const ChipSpec &Chip, const StepSummary &S,
                       formatAmount(S.ModelFlopsCausalFull, "FLOP"));
 }
 
+/// `fp8` (docs/training.md): which GEMMs ran in fp8, in whose recipe, and
+/// what their casts cost one microbatch.
+void fp8Line(const MeshCompile &C, const StepSummary &S,
+             llvm::raw_ostream &OS) {
+  Fp8Recipe R = C.config().Train->Fp8;
+  if (R == Fp8Recipe::None)
+    return;
+  const Module &M = *C.lowered();
+  unsigned Gemms = 0, Fp8 = 0;
+  for (size_t I = 0; I < C.Tables.StatementCosts.size(); ++I) {
+    const auto &Cost = C.Tables.StatementCosts[I];
+    if (!Cost || !Cost->Gemm.valid() ||
+        M.statement(unsigned(I)).Kind != OpKind::Contraction)
+      continue;
+    ++Gemms;
+    Fp8 += Cost->GemmElt == DType::fp8;
+  }
+  const ChipSpec &Chip = C.mesh().Cluster->Chip;
+  OS << fmt::format(
+      "  GEMMs                fp8 (Transformer Engine, {} recipe: {}) in {} "
+      "of {} contractions, the rest as declared; casts {} a microbatch{}, "
+      "{} at the memory-bound kernels' rate\n",
+      fp8RecipeName(R).str(),
+      R == Fp8Recipe::Hybrid ? "E4M3 activations and weights, E5M2 gradients"
+                             : "E4M3 throughout",
+      Fp8, Gemms, formatAmount(S.CastBytes, "B"),
+      S.Pipeline ? " over all stages" : "",
+      formatTime(S.CastBytes / (Chip.HbmBw * Chip.elementwiseEfficiency())));
+}
+
 /// A training step's summary (COST-MODEL.md §6.5): where the time goes,
 /// throughput, MFU and HFU, and the collective that costs most.
 void stepLines(const MeshCompile &C, const StepSummary &S,
@@ -475,6 +514,7 @@ void stepLines(const MeshCompile &C, const StepSummary &S,
                     wholeNumber(S.GlobalBatch / double(Mb)));
   OS << fmt::format("  tokens               {} per step, {} per second\n",
                     wholeNumber(S.Tokens), wholeNumber(S.TokensPerSecond));
+  fp8Line(C, S, OS);
   mfuLines(C.mesh().Cluster->Chip, S, OS);
   OS << fmt::format("  HFU                  {:.1f}%  (every matmul FLOP "
                     "executed, recompute included)\n",
