@@ -367,7 +367,7 @@ GemmFitResult fitGemm(llvm::ArrayRef<GemmPoint> Points, const GemmChip &C) {
     std::string Name = "t" + std::to_string(Cl.M) + "x" + std::to_string(Cl.N);
     if (Cl.Ctas != 1)
       Name += "x" + std::to_string(Cl.Ctas);
-    R.Tiles.push_back({Name, Cl.M, Cl.N, Cl.Ctas, 1.0 / Inv});
+    R.Tiles.push_back({Name, Cl.M, Cl.N, Cl.Ctas, 1.0 / Inv, {}});
   }
   llvm::sort(R.Tiles, [](const TileClass &A, const TileClass &B) {
     return std::tie(A.M, A.N, A.Ctas) < std::tie(B.M, B.N, B.Ctas);

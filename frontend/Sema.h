@@ -81,6 +81,7 @@ private:
   /// The GEMM model a chip declaration writes (its tiles, wave_overhead,
   /// epilogue_efficiency) into \p C.
   bool chipGemm(const ChipDecl &D, const PropertySet &Props, ChipSpec &C);
+  std::optional<DType> tileDType(const TileAST &T, const PropertySet &TP);
   void cluster(const ClusterDecl &D);
   /// A level's properties into \p Out; \p Derived: over the base's.
   bool level(const LevelAST &L, LevelSpec &Out, bool Derived);

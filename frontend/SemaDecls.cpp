@@ -163,6 +163,18 @@ void Sema::chip(const ChipDecl &D) {
   declare(D.Name, S);
 }
 
+/// A tile's `dtype`: one of the dtypes (did-you-mean on a misspelling).
+std::optional<DType> Sema::tileDType(const TileAST &T, const PropertySet &TP) {
+  std::vector<std::string> Names;
+  for (unsigned I = 0; I < NumDTypes; ++I)
+    Names.push_back(dtypeName(DType(I)).str());
+  for (const Property &P : T.Props)
+    if (P.Name.Name == "dtype")
+      if (auto I = choose(P, TP.get(PropId::Tile_dtype), Names))
+        return DType(*I);
+  return std::nullopt;
+}
+
 /// A derived chip that writes any tile replaces its base's list (a fitted
 /// set of classes is one measurement: mixing two fits would price GEMMs by
 /// neither); one that writes none keeps its base's.
@@ -189,12 +201,19 @@ bool Sema::chipGemm(const ChipDecl &D, const PropertySet &Props, ChipSpec &C) {
       Ok = false;
       continue;
     }
-    C.Tiles.push_back({T.Name.Name, TP.get(PropId::Tile_m).Whole,
-                       TP.get(PropId::Tile_n).Whole,
-                       TP.get(PropId::Tile_ctas).Whole,
-                       TP.number(PropId::Tile_efficiency, 1.0)});
+    TileClass &Tc = C.Tiles.emplace_back();
+    Tc.Name = T.Name.Name;
+    Tc.M = TP.get(PropId::Tile_m).Whole;
+    Tc.N = TP.get(PropId::Tile_n).Whole;
+    Tc.Ctas = TP.get(PropId::Tile_ctas).Whole;
+    Tc.Efficiency = TP.number(PropId::Tile_efficiency, 1.0);
+    if (TP.has(PropId::Tile_dtype) && !(Tc.Elt = tileDType(T, TP)))
+      Ok = false;
   }
   C.WaveOverhead = Props.number(PropId::Chip_wave_overhead, C.WaveOverhead);
+  for (unsigned T = 0; T < NumDTypes; ++T)
+    if (const auto &V = Props.member(PropId::Chip_wave_overhead_for, DType(T)))
+      C.WaveOverheadFor[T] = V->Number;
   C.EpilogueEfficiency =
       Props.number(PropId::Chip_epilogue_efficiency, C.EpilogueEfficiency);
   if (!Ok)

@@ -40,6 +40,9 @@ struct TileClass {
   int64_t M = 0, N = 0;
   int64_t Ctas = 1;
   double Efficiency = 1.0;
+  /// `dtype`: the class prices only GEMMs in this dtype (fitted to them);
+  /// a class without one prices every dtype that has no class of its own.
+  std::optional<DType> Elt;
 };
 
 /// One chip type. Peaks of 0 mean "not given".
@@ -58,6 +61,8 @@ struct ChipSpec {
   /// The GEMM model by shape: empty, every GEMM runs at the ceiling.
   llvm::SmallVector<TileClass, 4> Tiles;
   double WaveOverhead = 0; ///< seconds per wave
+  /// `wave_overhead.<dtype>`: a dtype's own, for its own tile classes.
+  std::array<std::optional<double>, NumDTypes> WaveOverheadFor{};
   /// The batched-GEMM epilogue's share of hbm_bw; 0: no epilogue term.
   double EpilogueEfficiency = 0;
   /// Measured kernel rates, each unset until a preset writes it (then it
@@ -85,6 +90,18 @@ struct ChipSpec {
     return MatmulEfficiency == 1 && HbmEfficiency == 1 &&
            elementwiseEfficiency() == 1 && attentionEfficiency(false) == 1 &&
            attentionEfficiency(true) == 1 && Tiles.empty();
+  }
+
+  /// Whether tile class \p Tc prices a GEMM in \p T: its own dtype's
+  /// classes where the chip has any, else the classes without a dtype.
+  bool tilePrices(const TileClass &Tc, DType T) const {
+    bool Own = false;
+    for (const TileClass &O : Tiles)
+      Own |= O.Elt == T;
+    return Own ? Tc.Elt == T : !Tc.Elt;
+  }
+  double waveOverhead(DType T) const {
+    return WaveOverheadFor[unsigned(T)].value_or(WaveOverhead);
   }
 
   /// Matmul peak for \p T; 0 when the chip gives none.

@@ -8,14 +8,15 @@ namespace {
 
 /// Step 2 for one class: its time, with its tile and wave counts.
 double classTime(const GemmShape &S, const TileClass &Tc, double Peak,
-                 const ChipSpec &C, double &Tiles, double &Waves) {
+                 double WaveOverhead, const ChipSpec &C, double &Tiles,
+                 double &Waves) {
   double Sms = double(C.Sms), Ctas = double(Tc.Ctas);
   Tiles =
       std::ceil(S.M / double(Tc.M)) * std::ceil(S.N / double(Tc.N)) * S.Batch;
   Waves = std::ceil(Tiles / (Sms * Ctas));
   double PerWave = 2 * double(Tc.M) * double(Tc.N) * S.K /
                    (Peak / Sms * Ctas * Tc.Efficiency);
-  return Waves * (PerWave + C.WaveOverhead);
+  return Waves * (PerWave + WaveOverhead);
 }
 
 } // namespace
@@ -31,8 +32,10 @@ GemmTime shardc::gemmTime(const GemmShape &S, DType T, const ChipSpec &C) {
     return G;
   double Best = INFINITY;
   for (const TileClass &Tc : C.Tiles) {
+    if (!C.tilePrices(Tc, T))
+      continue;
     double Tiles, Waves;
-    double Time = classTime(S, Tc, Peak, C, Tiles, Waves);
+    double Time = classTime(S, Tc, Peak, C.waveOverhead(T), C, Tiles, Waves);
     // Ties go to the class written first.
     if (Time < Best) {
       Best = Time;
@@ -41,7 +44,9 @@ GemmTime shardc::gemmTime(const GemmShape &S, DType T, const ChipSpec &C) {
       G.Waves = Waves;
     }
   }
-  if (Best > AtCeiling) {
+  // A chip whose classes are all another dtype's runs this one at the
+  // ceiling.
+  if (G.Tile && Best > AtCeiling) {
     G.Time = Best;
   } else {
     G.Tile = nullptr;

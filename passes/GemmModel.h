@@ -33,7 +33,8 @@ inline bool gemmHasEpilogue(const GemmShape &S) { return S.Batch > 1; }
 
 /// \p S in dtype \p T on \p C:
 ///  1. without tiles: FLOPs / (peak x ceiling);
-///  2. per tile class: tiles = ceil(M/Tm) ceil(N/Tn) Batch, waves =
+///  2. per tile class that prices \p T (its own dtype's classes, else those
+///     without a dtype): tiles = ceil(M/Tm) ceil(N/Tn) Batch, waves =
 ///     ceil(tiles / (sms x ctas)), t = waves x (2 Tm Tn K / (peak / sms x
 ///     ctas x efficiency) + wave_overhead); the fastest class wins;
 ///  3. never faster than the ceiling: max(t, FLOPs / (peak x ceiling));

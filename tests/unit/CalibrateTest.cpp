@@ -214,7 +214,7 @@ TEST(GemmFit, PredictsTheTimesOfTheModelItWasFittedTo) {
   Truth.Flops[unsigned(DType::bf16)] = 312e12;
   Truth.MatmulEfficiency = 0.87;
   Truth.Sms = 108;
-  Truth.Tiles.push_back({"t128x256", 128, 256, 1, 0.8});
+  Truth.Tiles.push_back({"t128x256", 128, 256, 1, 0.8, {}});
   Truth.WaveOverhead = 5e-6;
   std::vector<GemmPoint> Pts;
   for (double M : {512, 1024, 2048, 3072, 4096, 8192})

@@ -20,7 +20,7 @@ ChipSpec smallChip() {
   C.Flops[unsigned(DType::fp8)] = 800e12;
   C.MatmulEfficiency = 0.8;
   C.Sms = 4;
-  C.Tiles.push_back({"t128", 128, 128, 1, 0.5});
+  C.Tiles.push_back({"t128", 128, 128, 1, 0.5, {}});
   C.WaveOverhead = 1e-6;
   return C;
 }
@@ -54,7 +54,7 @@ TEST(GemmModel, FastestClassWins) {
   // 1.11848107 us, + 1 us = 2.11848107 us, below the 128 x 128 class's
   // 3.34217728 us.
   ChipSpec C = smallChip();
-  C.Tiles.push_back({"t256", 256, 128, 1, 0.6});
+  C.Tiles.push_back({"t256", 256, 128, 1, 0.6, {}});
   GemmTime G = gemmTime(shape(384, 256, 1024), DType::bf16, C);
   EXPECT_NEAR(G.Time, 67108864.0 / 6e13 + 1e-6, 1e-15);
   ASSERT_NE(G.Tile, nullptr);
@@ -68,12 +68,38 @@ TEST(GemmModel, CeilingBinds) {
   // the ceiling's, FLOPs / (peak x 0.8) = 2 x 512 x 512 x 4096 / 320e12 =
   // 2,147,483,648 / 3.2e14 = 6.7108864 us, and the efficiency 0.8.
   ChipSpec C = smallChip();
-  C.Tiles = {{"t128", 128, 128, 1, 1.0}};
+  C.Tiles = {{"t128", 128, 128, 1, 1.0, {}}};
   C.WaveOverhead = 0;
   GemmTime G = gemmTime(shape(512, 512, 4096), DType::bf16, C);
   EXPECT_NEAR(G.Time, 6.7108864e-6, 1e-15);
   EXPECT_NEAR(G.Efficiency, 0.8, 1e-12);
   EXPECT_EQ(G.Tile, nullptr);
+}
+
+TEST(GemmModel, ClassesOfADtype) {
+  // An fp8 class, 256 x 128 at 0.7 with 0.5 us a wave (wave_overhead.fp8),
+  // prices the fp8 GEMMs alone; bf16 keeps the class without a dtype.
+  // fp8 384 x 256 x 1024: tiles 2 x 2 = 4, one wave of 67,108,864 /
+  // (800e12 / 4 x 0.7 = 1.4e14) = 0.47934903 us + 0.5 us = 0.97934903 us
+  // (above the ceiling's 201,326,592 / (800e12 x 0.8) = 0.31457280 us).
+  // bf16: the t128 class's 3.34217728 us (OneClass).
+  ChipSpec C = smallChip();
+  C.Tiles.push_back({"f8", 256, 128, 1, 0.7, DType::fp8});
+  C.WaveOverheadFor[unsigned(DType::fp8)] = 0.5e-6;
+  GemmTime F = gemmTime(shape(384, 256, 1024), DType::fp8, C);
+  ASSERT_NE(F.Tile, nullptr);
+  EXPECT_EQ(F.Tile->Name, "f8");
+  EXPECT_NEAR(F.Time, 67108864.0 / 1.4e14 + 0.5e-6, 1e-15);
+  GemmTime B = gemmTime(shape(384, 256, 1024), DType::bf16, C);
+  ASSERT_NE(B.Tile, nullptr);
+  EXPECT_EQ(B.Tile->Name, "t128");
+  EXPECT_NEAR(B.Time, 3.34217728e-6, 1e-15);
+  // A chip whose only class is fp8's runs bf16 at its ceiling: 201,326,592
+  // / (400e12 x 0.8) = 0.62914560 us.
+  C.Tiles.erase(C.Tiles.begin());
+  GemmTime Alone = gemmTime(shape(384, 256, 1024), DType::bf16, C);
+  EXPECT_EQ(Alone.Tile, nullptr);
+  EXPECT_NEAR(Alone.Time, 0.6291456e-6, 1e-15);
 }
 
 TEST(GemmModel, BatchedEpilogue) {
