@@ -110,6 +110,33 @@ std::optional<Constant> latency(llvm::ArrayRef<const NcclRun *> Runs,
                               formatAmount(First.Bytes, "B"), hops(*Src))};
 }
 
+/// Step 3, on a level that reduces in its switches and has two protocols:
+/// its bulk_latency is the switches' line's, and a ring's bandwidth line
+/// keeps `latency` (docs/cost-model.md §3), so the rings fit `efficiency`
+/// alone, at the measured latency; the base's small-message line is kept.
+bool fitRingsUnderSwitches(llvm::ArrayRef<const NcclRun *> Runs,
+                           llvm::ArrayRef<CollectivePoint> All,
+                           llvm::ArrayRef<size_t> Begin, const LevelTarget &T,
+                           const Constant &Lat, PresetBlock &B) {
+  double W = T.LinkBw;
+  std::optional<double> L = Lat.Value;
+  std::vector<double> Errors =
+      crossValidate(All, Folds, [&](llvm::ArrayRef<CollectivePoint> Train) {
+        OneLine G = fitOneLine(Train, W, L);
+        return std::function<double(const CollectivePoint &)>(
+            [=](const CollectivePoint &P) { return oneLineTime(P, W, G); });
+      });
+  for (size_t I = 0; I < Runs.size(); ++I)
+    B.Comments.push_back(runNote(
+        *Runs[I],
+        llvm::ArrayRef<double>(Errors).slice(Begin[I], Runs[I]->Rows.size()),
+        "latency and the rings' efficiency (bulk_latency is the switches')"));
+  B.Constants.push_back(Lat);
+  B.Constants.push_back({"efficiency", fitOneLine(All, W, L).Efficiency, false,
+                         "fitted; 5-fold error " + percent(meanAbs(Errors))});
+  return true;
+}
+
 /// Step 3: the two protocols over the ring runs; appends to \p B.
 bool fitRings(llvm::ArrayRef<const NcclRun *> Runs, const LevelTarget &T,
               PresetBlock &B, DiagnosticEngine &Diags) {
@@ -126,6 +153,8 @@ bool fitRings(llvm::ArrayRef<const NcclRun *> Runs, const LevelTarget &T,
   if (!enoughPoints(All.size(), 3, Runs.front()->TableLoc, Diags))
     return false;
   double W = T.LinkBw, L = Lat->Value;
+  if (T.InNetworkReduction && T.TwoProtocols)
+    return fitRingsUnderSwitches(Runs, All, Begin, T, *Lat, B);
   TwoProtocols F = fitTwoProtocols(All, W, L);
   std::vector<double> Errors =
       crossValidate(All, Folds, [&](llvm::ArrayRef<CollectivePoint> Train) {
@@ -211,6 +240,10 @@ std::optional<PresetBlock> calibrateLevel(llvm::ArrayRef<NcclRun> Runs,
   std::optional<double> Lat;
   if (!Rings.empty())
     Lat = B.Constants.front().Value;
+  if (Reduced.size() > 1) {
+    Diags.report(Reduced[1]->TableLoc, diag::CalibSecondSwitchRun);
+    return std::nullopt;
+  }
   for (const NcclRun *R : Reduced)
     if (!fitReduced(*R, T, Lat, B, Diags))
       return std::nullopt;

@@ -173,6 +173,51 @@ std::optional<ClusterSpec> probe(const std::string &Text,
   return *P.IR->mesh().Cluster;
 }
 
+/// The first error compiling \p Text, or nothing when it compiles.
+std::optional<std::string> firstError(const std::string &Text,
+                                      const std::string &Stdlib) {
+  llvm::SourceMgr SM;
+  unsigned Id = SM.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(Text, "<derived preset>"),
+      llvm::SMLoc());
+  DiagnosticEngine Diags(SM);
+  std::optional<std::string> First;
+  Diags.setHandler([&](const Diagnostic &D) {
+    if (D.Sev == Severity::Error && !First)
+      First = D.Message;
+  });
+  CompileOptions Opts;
+  Opts.StdlibDir = Stdlib;
+  Program P;
+  if (!loadProgram(Id, Diags, Opts, P) || !checkProgram(Diags, P) ||
+      Diags.hasErrors() || !P.IR)
+    return First ? First : std::optional<std::string>("it does not compile");
+  return std::nullopt;
+}
+
+/// The printed preset must be one shardc accepts: a measurement faster than
+/// the base's peak (a sweep of another chip) gives an efficiency above 1,
+/// and a time of 1e300 s a latency past the language's range.
+bool checkPreset(const DerivedPreset &P, const std::string &Text,
+                 const std::string &Stdlib) {
+  std::string Probe = Text + "\n";
+  if (P.Cluster)
+    Probe +=
+        "mesh CalibrateCheck = " + P.Cluster->Name + "[calibrate_probe: 1];\n";
+  else
+    Probe += "cluster CalibrateCheckCluster : DGX_A100_Node { chip = " +
+             P.Chip->Name +
+             "; }\nmesh CalibrateCheck = "
+             "CalibrateCheckCluster[calibrate_probe: 1];\n";
+  std::optional<std::string> Err = firstError(Probe, Stdlib);
+  if (!Err)
+    return true;
+  llvm::WithColor::error(llvm::errs(), "shardc")
+      << "calibrate: the derived preset is not one shardc accepts (" << *Err
+      << "): is --base the chip or cluster that ran these benchmarks?\n";
+  return false;
+}
+
 std::optional<Base> resolveBase(llvm::StringRef Name,
                                 const std::string &Stdlib) {
   std::string Import = "import \"measured.shard\";\n";
@@ -366,6 +411,11 @@ int shardc::runCalibrate(llvm::ArrayRef<const char *> Args,
   if (!O->For.empty())
     if (int Code = checkCoverage(O->For, StdlibDir, In.Runs, In.Gemms, Diags))
       return Code;
-  printPreset(P, llvm::outs());
+  std::string Text;
+  llvm::raw_string_ostream TOS(Text);
+  printPreset(P, TOS);
+  if ((P.Chip || P.Cluster) && !checkPreset(P, Text, StdlibDir))
+    return 1;
+  llvm::outs() << Text;
   return Diags.hasErrors() ? 1 : 0;
 }
