@@ -445,13 +445,26 @@ void DeriveBackward::normReduce() {
   bool Norm = Train->GradClip.has_value(), Inf = LossScaled;
   if (!Train->FixedCosts || (!Norm && !Inf))
     return;
-  // Every param is sharded or replicated over every axis (a pipeline's
-  // stages hold different layers): the sum spans the whole mesh. The inf
-  // check's flag rides in the same AllReduce.
+  // Each chip's squares cover its shard of the gradients the optimizer
+  // reads: the sum runs over the axes those shards split (tensor, FSDP,
+  // ZeRO's data axes) and the pipeline's (its stages hold different
+  // layers), not over the axes the gradients are replicated on (plain
+  // data parallelism), as Megatron-LM sums it over the model-parallel
+  // group (and the data-parallel one only with its distributed
+  // optimizer). The inf check's flag rides in the same AllReduce.
   ShardType Partial;
   Partial.Elt = DType::fp32;
-  for (AxisId A = 0; A < TM->mesh().Axes.size(); ++A)
-    Partial.Unreduced.insert(A);
+  for (const auto &[V, G] : Synced)
+    Partial.Unreduced =
+        Partial.Unreduced | Params->info(V).Optimizer.axesUsed();
+  for (const auto &O : TM->body().ops())
+    if (auto *R = dyn_cast<RepeatOp>(O.get()); R && R->pipelineAxis())
+      Partial.Unreduced.insert(*R->pipelineAxis());
+  for (AxisId A : Partial.Unreduced.list())
+    if (TM->mesh().Axes[A].Size == 1)
+      Partial.Unreduced.erase(A);
+  if (Partial.Unreduced.empty())
+    return; // one chip holds every gradient: nothing to sum
   llvm::StringRef Name = Norm ? "grad_norm" : "found_inf";
   Loc L = Train->At;
   // The report counts the flag alone with the inf check.
