@@ -160,7 +160,9 @@ void StepBuilder::chipShares(const StagePartition &Part) {
       if (Stmt.Ph == Phase::Sync)
         Sync[Sg] += Share(Sg, Cost->Time * N * Runs);
       else if (FixedPart)
-        Fixed[Sg][*FixedPart] += Share(Sg, Cost->Time * N);
+        // The norm's AllReduce (no param's) blocks every stage's chips.
+        Fixed[Sg][*FixedPart] +=
+            Stmt.From ? Share(Sg, Cost->Time * N) : Cost->Time * N;
       else if (Stmt.Ph == Phase::Optimizer) {
         (Gathers ? Gather : Opt)[Sg] += Share(Sg, Cost->Time * N);
         if (Gathers)
