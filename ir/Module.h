@@ -191,6 +191,9 @@ using OpAnnotator =
 /// Prints the module's textual form (docs/ir.md).
 void printModule(const Module &M, llvm::raw_ostream &OS,
                  OpAnnotator Annotate = nullptr);
+/// The name printModule gives each value it prints, without the `%`: `h`,
+/// or `h.1` for the second value printed with the source name `h`.
+llvm::DenseMap<const Value *, std::string> printedNames(const Module &M);
 
 /// Checks the module's invariants; returns a description of the first broken
 /// one, or an empty string.

@@ -14,6 +14,12 @@ public:
   IRPrinter(const Module &M, llvm::raw_ostream &OS, OpAnnotator Annotate)
       : M(M), OS(OS), Annotate(Annotate) {}
   void module();
+  /// Each value's printed name, `%` left off.
+  llvm::DenseMap<const Value *, std::string> takeNames() {
+    for (auto &E : Names)
+      E.second.erase(0, 1);
+    return std::move(Names);
+  }
 
 private:
   void block(const Block &B, unsigned Indent);
@@ -119,4 +125,14 @@ void IRPrinter::module() {
 void shardc::printModule(const Module &M, llvm::raw_ostream &OS,
                          OpAnnotator Annotate) {
   IRPrinter(M, OS, Annotate).module();
+}
+
+llvm::DenseMap<const Value *, std::string>
+shardc::printedNames(const Module &M) {
+  // Print to nowhere: the names are the printer's own, so they match the
+  // dump a reader searches.
+  llvm::raw_null_ostream Null;
+  IRPrinter P(M, Null, nullptr);
+  P.module();
+  return P.takeNames();
 }

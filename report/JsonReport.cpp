@@ -184,7 +184,8 @@ void gemmJson(OStream &J, const OpCost &Cost) {
 }
 
 void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
-            llvm::ArrayRef<const CollectiveOp *> Colls) {
+            llvm::ArrayRef<const CollectiveOp *> Colls,
+            llvm::StringRef IrName) {
   const Statement &S = C.program().statement(Stmt);
   const OpCost &Cost = *C.Tables.StatementCosts[Stmt];
   const auto &Choice = C.Tables.Choices[Stmt];
@@ -206,6 +207,7 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
     J.attribute("hbm_bytes_per_chip", Cost.HbmBytes);
     J.attribute("intensity",
                 Cost.HbmBytes > 0 ? Cost.Flops / Cost.HbmBytes : 0.0);
+    J.attribute("ir_name", IrName.empty() ? llvm::StringRef(S.Name) : IrName);
     J.attribute("kind", opNoun(S.Kind));
     J.attribute("line", int64_t(S.Location.Line));
     J.attribute("name", S.Name);
@@ -331,6 +333,8 @@ void tensorsJson(OStream &J, const MeshCompile &C) {
         J.attribute("line", int64_t(T.Decl->Location.Line));
         J.attribute("local_shape", T.LocalShape);
         J.attribute("name", T.Decl->Name);
+        if (T.Param)
+          J.attribute("param", true);
         J.attribute("type", C.program().typeStr(T.V->type()));
       });
   });
@@ -349,6 +353,19 @@ void totalJson(OStream &J, const ProgramCost &T, const ChipSpec &Chip) {
     J.attribute("t_hbm_s", T.THbm);
     J.attribute("t_math_s", T.TMath);
     J.attribute("time_s", T.Time);
+  });
+}
+
+/// The text report's zero-latency note as data (docs/json.md), present only
+/// where the note is printed.
+void latencyFreeJson(OStream &J, const MeshCompile &C) {
+  LatencyFreeCollectives L = latencyFreeCollectives(C);
+  if (L.Count <= 0)
+    return;
+  J.attributeObject("latency_free_collectives", [&] {
+    J.attribute("count_per_step", L.Count);
+    J.attribute("threshold_s", LatencyBoundSmallTime);
+    J.attribute("time_per_step_s", L.Time);
   });
 }
 
@@ -377,18 +394,21 @@ void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
     if (C)
       clusterJson(J, *C->mesh().Cluster);
     diagnosticsJson(J, E.Diagnostics);
+    if (C)
+      latencyFreeJson(J, *C);
     if (C && C->Tables.Memory)
       memoryJson(J, *C->Tables.Memory);
     if (C) {
       meshJson(J, C->mesh());
       auto Colls = collectivesByStatement(*C->lowered());
+      std::vector<std::string> IrNames = irNames(*C);
       const ProgramInfo &Info = C->program().info();
       J.attributeArray("ops", [&] {
         for (size_t I = 0; I < Info.Statements.size(); ++I)
           if (C->Tables.StatementCosts[I] &&
               Info.Statements[I].Kind != OpKind::Input &&
               Info.Statements[I].Kind != OpKind::Param)
-            opJson(J, *C, I, Colls[I]);
+            opJson(J, *C, I, Colls[I], IrNames[I]);
       });
       J.attribute("overlap", C->config().Overlap);
     }

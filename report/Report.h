@@ -73,6 +73,16 @@ void printJsonReport(const MeshCompile &C, llvm::raw_ostream &OS);
 std::vector<std::vector<const CollectiveOp *>>
 collectivesByStatement(const Module &Lowered);
 
+/// Per statement, the name `--emit=ir` prints its result with (the
+/// lowered module's last value of the statement): `dag1.2` for the third
+/// value named `dag1`. Empty for a statement with no value there.
+std::vector<std::string> irNames(const MeshCompile &C);
+/// Per statement, the name its row in the op table has: its own, or for a
+/// derived statement (the backward, syncs, updates) whose name another
+/// listed statement of its phase shares, its irNames entry, so each row can be
+/// found in the IR (the backward's `dag1` for q's, k's and v's contributions).
+std::vector<std::string> rowNames(const MeshCompile &C);
+
 /// A declared tensor as one chip holds it.
 struct TensorInfo {
   const Statement *Decl;
@@ -80,8 +90,28 @@ struct TensorInfo {
   std::string LocalShape; ///< `fp32[64, 4096]`
   double Bytes = 0;       ///< per chip
   double ReadTime = 0;    ///< Bytes / hbm_bw
+  /// A training step's param, in the sharding it is stored in (ZeRO 3
+  /// shards it over its replica axes).
+  bool Param = false;
 };
 std::vector<TensorInfo> inputTensors(const MeshCompile &C);
+
+/// A collective is latency-bound-small below this time: a measured preset
+/// pays about that in latency alone for one collective in a node (the DGX
+/// H100's 0.976 us per hop x 14 hops = 13.7 us for an 8-GPU AllReduce, the
+/// A100's 2.41 us x 14 = 33.7 us; 1 to 2.4 us for a 2-GPU ring), so a
+/// collective priced below it at bandwidth alone is off by about 2x or more.
+constexpr double LatencyBoundSmallTime = 1e-5;
+
+/// The collectives priced on levels that all have zero latency (the book
+/// presets) and below LatencyBoundSmallTime: how many run per step on one
+/// chip (repeats, microbatches and a pipeline stage's share applied) and
+/// their priced time per step. Count is 0 when there are none.
+struct LatencyFreeCollectives {
+  double Count = 0;
+  double Time = 0;
+};
+LatencyFreeCollectives latencyFreeCollectives(const MeshCompile &C);
 
 } // namespace shardc
 

@@ -97,12 +97,18 @@ void tensorLines(const MeshCompile &C, llvm::raw_ostream &OS) {
   if (Tensors.empty())
     return;
   OS << "tensors (per chip):\n";
+  // A param's type is its stored sharding: under ZeRO 3 not what the
+  // source wrote, so the row says which setting chose it.
+  std::string ParamMark = C.config().Train ? fmt::format("  param (zero = {})",
+                                                         C.config().Train->Zero)
+                                           : std::string();
   for (const TensorInfo &T : Tensors)
     OS << fmt::format("  {:<12} line {:<5} {:<24} local {:<20} {:>11}  HBM "
-                      "read {}\n",
+                      "read {}{}\n",
                       T.Decl->Name, T.Decl->Location.Line,
                       C.program().typeStr(T.V->type()), T.LocalShape,
-                      formatAmount(T.Bytes, "B"), formatTime(T.ReadTime));
+                      formatAmount(T.Bytes, "B"), formatTime(T.ReadTime),
+                      T.Param ? ParamMark : "");
   OS << "\n";
 }
 
@@ -115,14 +121,15 @@ constexpr size_t MinNameWidth = 12, MaxNameWidth = 40;
 
 /// One statement's row, then its further collectives on lines of their
 /// own, under the first, so the columns stay aligned.
-void statementRow(const MeshCompile &C, const Statement &S, const OpCost &Cost,
+void statementRow(const MeshCompile &C, const Statement &S,
+                  llvm::StringRef Name, const OpCost &Cost,
                   llvm::ArrayRef<const CollectiveOp *> Colls, size_t NameWidth,
                   llvm::raw_ostream &OS) {
   std::vector<std::string> Cs;
   for (const CollectiveOp *Op : Colls)
     Cs.push_back(collectiveText(*Op, C));
-  OS << fmt::format(fmt::runtime(RowFormat), S.Name, NameWidth, S.Location.Line,
-                    S.Repeat, opNoun(S.Kind).str(),
+  OS << fmt::format(fmt::runtime(RowFormat), Name.str(), NameWidth,
+                    S.Location.Line, S.Repeat, opNoun(S.Kind).str(),
                     formatAmount(Cost.Flops, "FLOP"),
                     formatAmount(Cost.HbmBytes, "B"), formatTime(Cost.TMath),
                     formatTime(Cost.THbm),
@@ -611,6 +618,22 @@ void memoryLines(const MeshCompile &C, const MemorySummary &Mem,
                       formatAmount(Mem.OtherEndTotal, "B"));
 }
 
+/// The book presets price a hop at zero: say so where that makes small
+/// collectives nearly free (LatencyBoundSmallTime), with the fix.
+void latencyFreeLine(const MeshCompile &C, llvm::raw_ostream &OS) {
+  LatencyFreeCollectives L = latencyFreeCollectives(C);
+  if (L.Count <= 0)
+    return;
+  OS << fmt::format(
+      "note: {:g} collective{} per step {} priced under {} each on levels "
+      "with zero latency ({} per step in all), where a measured hop latency "
+      "would dominate: the book presets have zero latency; import "
+      "\"measured.shard\" and use the _measured cluster, or set `latency` on "
+      "the level\n",
+      L.Count, L.Count == 1 ? "" : "s", L.Count == 1 ? "is" : "are",
+      formatTime(LatencyBoundSmallTime), formatTime(L.Time));
+}
+
 } // namespace
 
 void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
@@ -623,11 +646,11 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
     return C.Tables.StatementCosts[I] && S.Kind != OpKind::Input &&
            S.Kind != OpKind::Param;
   };
+  std::vector<std::string> Names = rowNames(C);
   size_t NameWidth = MinNameWidth;
   for (size_t I = 0; I < Info.Statements.size(); ++I)
     if (Listed(I))
-      NameWidth = std::max(
-          NameWidth, std::min(MaxNameWidth, Info.Statements[I].Name.size()));
+      NameWidth = std::max(NameWidth, std::min(MaxNameWidth, Names[I].size()));
   OS << fmt::format(fmt::runtime(RowFormat), "op", NameWidth, "line", "x",
                     "kind", "FLOPs/chip", "bytes/chip", "T_math", "T_hbm",
                     "collectives", "T_comms", "time", "bound");
@@ -643,7 +666,8 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
       if (Training && !Titled)
         OS << "-- " << phaseTitle(P) << "\n";
       Titled = true;
-      statementRow(C, S, *C.Tables.StatementCosts[I], Colls[I], NameWidth, OS);
+      statementRow(C, S, Names[I], *C.Tables.StatementCosts[I], Colls[I],
+                   NameWidth, OS);
     }
   }
   if (Training)
@@ -655,6 +679,7 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
   contextParallelNotes(C, OS);
   if (Training) {
     stepLines(C, *C.Tables.Step, OS);
+    latencyFreeLine(C, OS);
     if (C.Tables.Memory)
       memoryLines(C, *C.Tables.Memory, OS);
     return;
@@ -669,4 +694,5 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
                     formatAmount(T.Flops, "FLOP"), 100.0 * T.Mfu,
                     peaksLabel(C.mesh().Cluster->Chip));
   OS << bottleneck(C) << "\n";
+  latencyFreeLine(C, OS);
 }
