@@ -37,7 +37,8 @@ void metadata(OStream &J, llvm::StringRef What, unsigned Pid,
   });
 }
 
-std::string sliceName(const Module &M, const TimelineSlice &S) {
+std::string sliceName(const Module &M, llvm::ArrayRef<std::string> Names,
+                      const TimelineSlice &S) {
   if (S.Span)
     return fmt::format("microbatches 1 to {} (aggregated)", S.Microbatches);
   if (S.What == TimelineSlice::Group && S.Microbatches > 1)
@@ -59,19 +60,44 @@ std::string sliceName(const Module &M, const TimelineSlice &S) {
       St.From->What != Provenance::Fixed)
     return (St.From->What == Provenance::Gather ? "gather " : "update ") +
            St.Name + Runs;
-  return St.Name + Runs;
+  return Names[S.Stmt] + Runs;
 }
 
-void slice(OStream &J, const Module &M, const TimelineSlice &S) {
+/// A statement's slice's cost terms, for one run (docs/trace.md).
+void costArgs(OStream &J, const OpCost &Cost) {
+  J.attribute("bound", boundName(Cost.Bounded));
+  J.attribute("t_comms_s", Cost.TComms);
+  J.attribute("t_hbm_s", Cost.THbm);
+  J.attribute("t_math_s", Cost.TMath);
+}
+
+/// The statement's cost when \p S is one statement's slice.
+const OpCost *sliceCost(const MeshCompile &C, const TimelineSlice &S) {
+  if (S.Stmt == NoStmt || S.Span || S.What == TimelineSlice::Group ||
+      S.What == TimelineSlice::Send)
+    return nullptr;
+  const auto &Cost = C.Tables.StatementCosts[S.Stmt];
+  return Cost ? &*Cost : nullptr;
+}
+
+void slice(OStream &J, const MeshCompile &C, llvm::ArrayRef<std::string> Names,
+           const TimelineSlice &S, llvm::StringRef Suffix = "",
+           bool OnComms = false, double Start = 0, double Duration = 0) {
+  const Module &M = *C.lowered();
+  if (!OnComms)
+    Start = S.Start, Duration = S.Duration;
   J.object([&] {
-    J.attribute("name", sliceName(M, S));
-    J.attribute("cat", timelineKindName(S.What));
+    J.attribute("name", sliceName(M, Names, S) + Suffix.str());
+    J.attribute("cat", OnComms ? llvm::StringRef("collective")
+                               : timelineKindName(S.What));
     J.attribute("ph", "X");
-    J.attribute("ts", S.Start * 1e6);
-    J.attribute("dur", S.Duration * 1e6);
+    J.attribute("ts", Start * 1e6);
+    J.attribute("dur", Duration * 1e6);
     J.attribute("pid", int64_t(S.Stage));
-    J.attribute("tid", int64_t(S.Span ? 2 : S.Comms ? 1 : 0));
+    J.attribute("tid", int64_t(OnComms ? 3 : S.Span ? 2 : S.Comms ? 1 : 0));
     J.attributeObject("args", [&] {
+      if (const OpCost *Cost = sliceCost(C, S))
+        costArgs(J, *Cost);
       if (S.Stmt != NoStmt) {
         const Statement &St = M.statement(S.Stmt);
         J.attribute("line", int64_t(St.Location.Line));
@@ -90,12 +116,39 @@ void slice(OStream &J, const Module &M, const TimelineSlice &S) {
   });
 }
 
+/// A compute statement's own collectives (a gather a contraction's plan
+/// makes, ZeRO 3's gathers, a ReduceScatter after the product) are priced
+/// inside its compute slice; they are drawn again on a communication
+/// thread of their own (thread 1's syncs run beside them, and a thread's
+/// slices must not overlap), their share of the slice long: from its start
+/// under overlap, where they run beside the compute, else after it.
+bool hasAttached(const MeshCompile &C, const TimelineSlice &S) {
+  const OpCost *Cost = sliceCost(C, S);
+  return !S.Comms && Cost && Cost->TComms > 0 && Cost->Time > 0 &&
+         (Cost->TMath > 0 || Cost->THbm > 0);
+}
+
+void attachedCollectives(OStream &J, const MeshCompile &C,
+                         llvm::ArrayRef<std::string> Names,
+                         const TimelineSlice &S) {
+  if (!hasAttached(C, S))
+    return;
+  const OpCost *Cost = sliceCost(C, S);
+  double Dur = S.Duration * std::min(1.0, Cost->TComms / Cost->Time);
+  double Start = C.config().Overlap ? S.Start : S.Start + S.Duration - Dur;
+  slice(J, C, Names, S, " (collectives)", /*OnComms=*/true, Start, Dur);
+}
+
 } // namespace
 
 TraceSummary shardc::printTraceReport(const MeshCompile &C,
                                       llvm::raw_ostream &OS) {
-  const Module &M = *C.lowered();
   Timeline T = buildTimeline(C);
+  // Slices are named as the report's rows (derived ones that share a
+  // name as --emit=ir prints their values).
+  std::vector<std::string> Names = rowNames(C);
+  bool Attached = llvm::any_of(
+      T.Slices, [&](const TimelineSlice &S) { return hasAttached(C, S); });
   OStream J(OS);
   J.object([&] {
     J.attribute("displayTimeUnit", "ms");
@@ -117,11 +170,16 @@ TraceSummary shardc::printTraceReport(const MeshCompile &C,
         metadata(J, "process_sort_index", S, std::nullopt, "", int64_t(S));
         metadata(J, "thread_name", S, 0, "compute");
         metadata(J, "thread_name", S, 1, "communication");
+        if (Attached)
+          metadata(J, "thread_name", S, 3,
+                   "communication (statements' own collectives)");
         if (T.Aggregated && T.Stages > 1)
           metadata(J, "thread_name", S, 2, "aggregated microbatches");
       }
-      for (const TimelineSlice &S : T.Slices)
-        slice(J, M, S);
+      for (const TimelineSlice &S : T.Slices) {
+        slice(J, C, Names, S);
+        attachedCollectives(J, C, Names, S);
+      }
     });
   });
   OS << "\n";
