@@ -516,6 +516,59 @@ def snippet(consts):
     return "\n".join(lines)
 
 
+def parse_evaluate(text):
+    """'64x64x1=0.809,64x256x1=0.617' as (classes, {index: 1 / eta})."""
+    classes, inv = [], {}
+    for item in (t.strip() for t in text.split(",") if t.strip()):
+        cls, eq, eta = item.partition("=")
+        try:
+            eff = float(eta)
+        except ValueError:
+            eff = 0.0
+        parsed = parse_class(cls)
+        if not eq or len(parsed) != 1 or not 0 < eff <= 1:
+            raise InputError("error: --evaluate '%s' is not TMxTNxCTAS=ETA "
+                             "with 0 < ETA <= 1" % item)
+        inv[len(classes)] = 1.0 / eff
+        classes.append(parsed[0])
+    if not classes:
+        raise InputError("error: --evaluate names no tile class")
+    return classes, inv
+
+
+def evaluate(chip, rows, args, checks):
+    """Prices the rows with given constants: an out-of-sample check."""
+    classes, inv = parse_evaluate(args.evaluate)
+    prob = Problem(chip, classes, rows, False)
+    params = {"classes": inv, "c0": args.wave_overhead}
+    pred = predict(prob, params)
+    signed = [(p - t) / t for p, t in zip(pred, prob.time)]
+    s = stats([abs(e) for e in signed])
+    s["signed_mean"] = sum(signed) / len(signed)
+    result = {"rows": len(rows), "dtype": rows[0]["dtype"], "evaluated": s,
+              "checks": check_efficiencies(chip, classes, params, checks,
+                                           False)}
+    if args.json:
+        json.dump(result, sys.stdout, indent=2, sort_keys=True)
+        print()
+        return 0
+    print("%d %s GEMMs; %d SMs, peak %.4g FLOP/s, ceiling %.3f"
+          % (len(rows), rows[0]["dtype"], args.sms, args.peak, args.ceiling))
+    print("evaluated (not fitted): %s, wave overhead %.2f us"
+          % (", ".join("%s %.3f" % (class_name(c), 1.0 / inv[i])
+                       for i, c in enumerate(classes)),
+             args.wave_overhead * 1e6))
+    print("|relative error|: mean %.2f%%, median %.2f%%, max %.1f%%; "
+          "signed mean %+.2f%% (negative: the constants are fast)"
+          % (100 * s["mean"], 100 * s["median"], 100 * s["max"],
+             100 * s["signed_mean"]))
+    for c in result["checks"]:
+        shape = "%dx%dx%d" % (c["m"], c["n"], c["k"]) + \
+            ("" if c["batch"] == 1 else " b=%d" % c["batch"])
+        print("  %-22s %-20s %.3f" % (c["name"], shape, c["efficiency"]))
+    return 0
+
+
 def select_rows(rows, args, path):
     if args.dtype:
         rows = [r for r in rows if r["dtype"] == args.dtype]
@@ -571,6 +624,12 @@ def main():
     ap.add_argument("--check", action="append", metavar="NAME=MxNxK[xBATCH]",
                     help="a shape whose efficiency to print (default: the "
                          "Megatron GEMMs at TP 8)")
+    ap.add_argument("--evaluate", metavar="TMxTNxCTAS=ETA,...",
+                    help="do not fit: price the sweep with these tile "
+                         "classes (and --wave-overhead) and print their error, "
+                         "e.g. a preset's constants on another chip's sweep")
+    ap.add_argument("--wave-overhead", type=float, default=0.0,
+                    metavar="SECONDS", help="with --evaluate: the wave overhead")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     try:
@@ -592,6 +651,12 @@ def main():
     elem = BYTES.get(dtype, 1 if dtype.startswith("fp8") else 2)
     chip = Chip(args.sms, args.peak, args.ceiling, args.epilogue, elem)
     epilogue = args.epilogue is not None
+    if args.evaluate:
+        try:
+            return evaluate(chip, rows, args, checks)
+        except InputError as e:
+            print(e, file=sys.stderr)
+            return 1
     prob = Problem(chip, classes, rows, epilogue)
     params, _ = fit(prob, args.max_classes)
     consts = constants(prob, params)
