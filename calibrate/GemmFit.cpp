@@ -34,8 +34,9 @@ struct Params {
 };
 
 /// The rows of one fit with every candidate's terms: a class's time is
-/// A x (1/efficiency) + W x c0 (cost-model.md §1: waves x (2 Tm Tn K /
-/// (peak / sms x ctas) / efficiency + wave_overhead)).
+/// A x (1/efficiency) + W x c0 (cost-model.md §1: waves x (2 Tm Tn K x
+/// ctas / (peak / sms) / efficiency + wave_overhead): an SM's ctas CTAs
+/// share its rate).
 struct Problem {
   std::vector<Class> Classes;
   std::vector<std::vector<double>> A, W;
@@ -47,13 +48,13 @@ struct Problem {
         Classes.push_back({M, N, Ctas});
     for (const Class &Cl : Classes) {
       std::vector<double> As, Ws;
-      double PerSm = C.Peak / double(C.Sms) * double(Cl.Ctas);
+      double PerCta = C.Peak / double(C.Sms) / double(Cl.Ctas);
       for (const GemmPoint &P : Pts) {
         double Tiles = std::ceil(P.M / double(Cl.M)) *
                        std::ceil(P.N / double(Cl.N)) * P.Batch;
         double Waves = std::ceil(Tiles / (double(C.Sms) * double(Cl.Ctas)));
         Ws.push_back(Waves);
-        As.push_back(Waves * 2.0 * double(Cl.M) * double(Cl.N) * P.K / PerSm);
+        As.push_back(Waves * 2.0 * double(Cl.M) * double(Cl.N) * P.K / PerCta);
       }
       A.push_back(std::move(As));
       W.push_back(std::move(Ws));

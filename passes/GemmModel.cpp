@@ -14,8 +14,10 @@ double classTime(const GemmShape &S, const TileClass &Tc, double Peak,
   Tiles =
       std::ceil(S.M / double(Tc.M)) * std::ceil(S.N / double(Tc.N)) * S.Batch;
   Waves = std::ceil(Tiles / (Sms * Ctas));
-  double PerWave = 2 * double(Tc.M) * double(Tc.N) * S.K /
-                   (Peak / Sms * Ctas * Tc.Efficiency);
+  // The ctas CTAs resident on one SM share its rate: a wave computes ctas
+  // tiles per SM, each at peak / sms / ctas.
+  double PerWave = 2 * double(Tc.M) * double(Tc.N) * S.K * Ctas /
+                   (Peak / Sms * Tc.Efficiency);
   return Waves * (PerWave + WaveOverhead);
 }
 

@@ -7,7 +7,7 @@ batch x M x N x K on a chip of `sms` SMs and peak P FLOP/s. Each tile class
 
     tiles = ceil(M/Tm) * ceil(N/Tn) * batch
     waves = ceil(tiles / (sms * ctas))
-    t     = waves * (2*Tm*Tn*K / (P/sms * ctas * eta) + c0)
+    t     = waves * (2*Tm*Tn*K * ctas / (P/sms * eta) + c0)
 
 with c0 the `wave_overhead`. The GEMM takes its fastest class and never
 runs above the chip's ceiling (`matmul_efficiency`, the best GEMM
@@ -153,13 +153,14 @@ def parse_class(text):
 def class_terms(chip, cls, rows):
     """Per row: the class's compute seconds at eta = 1, and its waves."""
     tm, tn, ctas = cls
-    per_sm = chip.peak / chip.sms * ctas
+    # An SM's `ctas` resident CTAs share its rate.
+    per_cta = chip.peak / chip.sms / ctas
     a, w = [], []
     for r in rows:
         tiles = -(-r["m"] // tm) * -(-r["n"] // tn) * r["batch"]
         waves = -(-tiles // (chip.sms * ctas))
         w.append(waves)
-        a.append(waves * 2.0 * tm * tn * r["k"] / per_sm)
+        a.append(waves * 2.0 * tm * tn * r["k"] / per_cta)
     return a, w
 
 
