@@ -2,9 +2,11 @@
 //
 // shardc-fuzz-pipeline: the input is a .shard file. It is loaded (imports
 // from the source stdlib folder only), checked, run through every pass with
-// the verifier after each, and both reports are rendered; diagnostics are
-// discarded. Any crash, sanitizer report, broken IR invariant or bad cost
-// (NaN, infinite, negative, MFU > 1) aborts, which libFuzzer records.
+// the verifier after each, and the text, JSON and trace reports are
+// rendered; diagnostics are discarded. Any crash, sanitizer report, broken
+// IR invariant, bad cost (NaN, infinite, negative, MFU > 1) or JSON or trace
+// output that does not parse or holds a number that is not finite aborts,
+// which libFuzzer records.
 //
 //===----------------------------------------------------------------------===//
 #include "shardc/Config.h"
@@ -20,6 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     return -1;
   shardc::testgen::InProcessOptions O;
   O.StdlibDir = SHARDC_SOURCE_STDLIB_DIR;
+  O.Trace = true;
   auto R = shardc::testgen::compileInProcess(Source, O);
   if (!R->InternalError.empty()) {
     std::fprintf(stderr, "shardc internal error: %s\n",

@@ -4,7 +4,8 @@
 // tests/support/ProgramGenerator (through FuzzedChooser), so nearly every
 // input is a program that parses and checks, and the fuzzer spends its time
 // in insert-collectives, placement and the cost model. The oracle is the
-// same as shardc-fuzz-pipeline's: no crash, no broken invariant, no bad cost.
+// same as shardc-fuzz-pipeline's: no crash, no broken invariant, no bad cost,
+// and JSON and trace output that parse, with only finite numbers.
 //
 //===----------------------------------------------------------------------===//
 #include "shardc/Config.h"
@@ -21,6 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   std::string Program = shardc::testgen::generateProgram(Choices, G);
   shardc::testgen::InProcessOptions O;
   O.StdlibDir = SHARDC_SOURCE_STDLIB_DIR;
+  O.Trace = true;
   auto R = shardc::testgen::compileInProcess(Program, O);
   if (!R->InternalError.empty()) {
     std::fprintf(stderr, "shardc internal error: %s\nprogram:\n%s\n",

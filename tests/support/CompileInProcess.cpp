@@ -13,12 +13,14 @@
 //===----------------------------------------------------------------------===//
 #include "tests/support/CompileInProcess.h"
 #include "report/Report.h"
+#include "tests/support/JsonCheck.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 
 using namespace shardc;
 using namespace shardc::testgen;
@@ -98,6 +100,12 @@ std::string shardc::testgen::checkCostsSane(const MeshCompile &MC) {
   return C.Bad;
 }
 
+std::string shardc::testgen::checkJsonSane(llvm::StringRef Json,
+                                           llvm::StringRef What) {
+  std::string Why = checkJsonText(Json);
+  return Why.empty() ? "" : What.str() + " is not valid JSON: " + Why;
+}
+
 bool shardc::testgen::importsStayInFolder(llvm::StringRef Source) {
   for (size_t I = Source.find('"'); I != llvm::StringRef::npos;) {
     size_t End = Source.find_first_of("\"\r\n", I + 1);
@@ -161,6 +169,12 @@ shardc::testgen::compileInProcess(llvm::StringRef Source,
     llvm::raw_string_ostream Text(R->Text), Json(R->Json);
     printTextReport(*R->Compile, Text);
     printJsonReport(*R->Compile, Json);
+    R->InternalError = checkJsonSane(R->Json, "JSON report");
+    if (O.Trace && R->InternalError.empty()) {
+      llvm::raw_string_ostream Trace(R->Trace);
+      printTraceReport(*R->Compile, Trace);
+      R->InternalError = checkJsonSane(R->Trace, "trace");
+    }
   }
   return Finish();
 }

@@ -26,8 +26,12 @@ struct InProcessOptions {
   /// Imports resolve here first; the buffer is named as if it lived here,
   /// so a relative import never leaves this folder.
   std::string StdlibDir;
-  /// Render the text and JSON reports (into Text and Json).
+  /// Render the text and JSON reports (into Text and Json); a JSON report
+  /// that does not parse, or holds a number that is not finite, is an
+  /// internal error.
   bool Reports = true;
+  /// With Reports: render the trace too (into Trace), held to the same.
+  bool Trace = false;
   unsigned ErrorLimit = 20;
 };
 
@@ -46,7 +50,7 @@ struct InProcessResult {
   /// finite non-negative number. Empty when shardc behaved.
   std::string InternalError;
   bool Compiled = false; ///< no errors and a costed module
-  std::string Text, Json;
+  std::string Text, Json, Trace;
 };
 
 /// Compiles \p Source as the driver would compile a file of that content.
@@ -56,6 +60,10 @@ std::unique_ptr<InProcessResult> compileInProcess(llvm::StringRef Source,
 /// Describes the first cost of \p C (an op, a statement, a collective's
 /// level or a total) that is NaN, infinite or negative; empty when none is.
 std::string checkCostsSane(const MeshCompile &C);
+
+/// Why \p Json (a report shardc printed, named \p What) is not valid JSON
+/// with only finite numbers (checkJsonText); empty when it is.
+std::string checkJsonSane(llvm::StringRef Json, llvm::StringRef What);
 
 /// True when every string literal in \p Source (the only place an import
 /// path can be written) stays inside the folder it is resolved in: no `/`,

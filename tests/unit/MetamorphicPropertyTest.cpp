@@ -25,6 +25,7 @@
 #include "report/Describe.h"
 #include "shardc/Config.h"
 #include "tests/support/CompileInProcess.h"
+#include "tests/support/JsonCheck.h"
 #include "tests/support/ProgramGenerator.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -375,6 +376,29 @@ TEST(MetamorphicProperty, MfuAtMostHfuAtMostOneAndJsonFinite) {
     ASSERT_TRUE(bool(J)) << C.In.Name << ": " << llvm::toString(J.takeError());
     expectFinite(*J, "$", C.In.Name);
   }
+}
+
+TEST(JsonOracle, ValidJsonWithFiniteNumbersPasses) {
+  EXPECT_EQ(checkJsonText(R"([{"a": [1, -2.5e-3, 0, true, null],
+                              "b": "x\"\u00e9"}, {}, []])"),
+            "");
+}
+
+TEST(JsonOracle, WhatAPrinterGetsWrongIsCaught) {
+  // What a report printed with a number that is not finite looks like, and
+  // the syntax slips a hand-written writer makes.
+  EXPECT_EQ(checkJsonText(R"({"time_s": inf})"), "offset 11: not a JSON value");
+  EXPECT_EQ(checkJsonText(R"({"mfu": -nan})"), "offset 9: not a JSON value");
+  EXPECT_EQ(checkJsonText(R"({"dur": 1e999})"),
+            "offset 8: the number 1e999 is not a finite double");
+  EXPECT_EQ(checkJsonText(R"([1, 2,])"), "offset 6: not a JSON value");
+  EXPECT_EQ(checkJsonText(R"({"a": 1} {"b": 2})"),
+            "offset 9: text after the value");
+  EXPECT_EQ(checkJsonText("[\"a\nb\"]"),
+            "offset 3: a control character in a string");
+  EXPECT_EQ(checkJsonText(R"({"a" 1})"),
+            "offset 5: no ':' after an object key");
+  EXPECT_EQ(checkJsonText(""), "offset 0: not a JSON value");
 }
 
 } // namespace
