@@ -190,6 +190,12 @@ void transientTerm(const MeshCompile &C, unsigned Stage, int64_t Stages,
     if (!K || O.stmt() == NoStmt)
       return;
     Phase Ph = M.statement(O.stmt()).Ph;
+    // A gather over a group of one chip moves nothing and its result is its
+    // operand: no buffer (ZeRO 3 over an axis of size 1, or over axes a
+    // param's own sharding already uses, as a MoE's experts on X_D).
+    auto *Coll = dyn_cast<CollectiveOp>(&O);
+    if (Coll && axesProduct(Coll->axes(), Mesh) == 1)
+      return;
     if (collectiveTraits(*K).TransientResult &&
         (Ph == Phase::Forward || Ph == Phase::Backward))
       Gathered[O.stmt()] += O.result()->type().localBytes(Mesh);
