@@ -528,6 +528,9 @@ bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
     Compile.Tables.Kept.push_back({O, Info->Statements[O->stmt()].Repeat});
   if (Train->Recompute == RecomputePolicy::Attention && !RecomputedKept)
     D.report(Train->At, diag::RecomputeAttentionUnused);
+  if (Train->TpOverlap != TpOverlapMode::None && Compile.config().Overlap)
+    D.report(Train->At, diag::TpOverlapUnderFreeOverlap,
+             Train->TpOverlap == TpOverlapMode::All ? "all" : "backward");
   Compile.Tables.Params = Params->takeInfos();
   Compile.setTraining(std::move(TM));
   return !D.hasErrors();
