@@ -5,7 +5,8 @@
 #
 #   shardc-fuzz-pipeline    bytes as a .shard file; seeds: every .shard under
 #                           tests/lit and examples/ (fuzz/seed-corpus.sh)
-#   shardc-fuzz-structured  bytes as ProgramGenerator's choices
+#   shardc-fuzz-structured  bytes as the choices of ProgramGenerator (forward
+#                           programs) or StepGenerator (training steps)
 #
 # Corpora grow in fuzz/corpus-<target>/ (ignored by git) and are reused by
 # the next run. A crash, timeout, leak or sanitizer report stops the run with

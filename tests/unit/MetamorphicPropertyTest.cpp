@@ -3,16 +3,18 @@
 // Metamorphic properties (issue 25): an input changed in a direction that
 // can only help must not make shardc's answer worse. Run over the shipped
 // examples and every chunk of the validation files (real training steps:
-// pipelines, sequence parallelism, interleaving, ZeRO, fixed costs, MoE)
-// and over generated forward programs:
+// pipelines, sequence parallelism, interleaving, ZeRO, fixed costs, MoE),
+// over generated forward programs and generated training steps
+// (tests/support/StepGenerator):
 //  - twice the HBM bandwidth never increases T_hbm, a total's time or a
 //    step's time;
 //  - twice every FLOP/s peak never increases T_math, a total's time or a
 //    step's time;
 //  - twice every link's bandwidth never increases T_comms, a total's time
 //    or a step's time;
-//  - overlap switched off (tp_overlap = none, param_gather = exposed,
-//    p2p_overlap = false) never makes a step faster;
+//  - overlap switched off (config overlap = false, tp_overlap = none,
+//    param_gather = exposed, p2p_overlap = false) never makes a step
+//    faster than the file as written or with tp_overlap = all;
 //  - recompute = full is never faster than recompute = none;
 //  - zero = 3 never holds more memory per chip than zero = 0;
 //  - MFU <= HFU <= 1, and every number of the JSON report is finite.
@@ -27,6 +29,7 @@
 #include "tests/support/CompileInProcess.h"
 #include "tests/support/JsonCheck.h"
 #include "tests/support/ProgramGenerator.h"
+#include "tests/support/StepGenerator.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
@@ -113,34 +116,48 @@ std::vector<Input> generatedInputs(unsigned N) {
     Out.push_back({"generated seed " + std::to_string(Seed),
                    generateStructure(C, O).render()});
   }
+  for (uint64_t Seed = 0; Seed < N; ++Seed) {
+    SplitMix64 C(Seed * 0x9E3779B97F4A7C15ull + 3);
+    Out.push_back(
+        {"generated step " + std::to_string(Seed), generateStep(C).render()});
+  }
   return Out;
 }
 
-/// \p Source with `Name = Value;` in its train block: the value replaced
-/// where the block sets Name, else the setting added. Empty without a
-/// (single) train block.
-std::string withKnob(const std::string &Source, const std::string &Name,
-                     const std::string &Value) {
-  size_t At = Source.rfind("\ntrain {");
-  if (At == std::string::npos || Source.find("\ntrain {") != At)
+/// \p Source with `Name = Value;` in its \p Block (`train` or `config`)
+/// block: the value replaced where the block sets Name, else the setting
+/// added; a missing config block is added before the train block. Empty
+/// without a (single) train block.
+std::string withSetting(const std::string &Source, const std::string &Block,
+                        const std::string &Name, const std::string &Value) {
+  const std::string Head = "\n" + Block + " {";
+  size_t At = Source.rfind(Head);
+  if (At == std::string::npos && Block == "config") {
+    size_t Train = Source.rfind("\ntrain {");
+    if (Train == std::string::npos)
+      return "";
+    return Source.substr(0, Train) + "\nconfig { " + Name + " = " + Value +
+           "; }" + Source.substr(Train);
+  }
+  if (At == std::string::npos || Source.find(Head) != At)
     return "";
-  size_t Open = At + std::string("\ntrain {").size();
+  size_t Open = At + Head.size();
   size_t Close = Source.find('}', Open);
   if (Close == std::string::npos)
     return "";
-  std::string Block = Source.substr(Open, Close - Open);
-  for (size_t P = Block.find(Name); P != std::string::npos;
-       P = Block.find(Name, P + 1)) {
-    bool Starts = P == 0 || std::isspace((unsigned char)Block[P - 1]) ||
-                  Block[P - 1] == ';';
-    size_t Eq = Block.find_first_not_of(' ', P + Name.size());
-    if (!Starts || Eq == std::string::npos || Block[Eq] != '=')
+  std::string Body = Source.substr(Open, Close - Open);
+  for (size_t P = Body.find(Name); P != std::string::npos;
+       P = Body.find(Name, P + 1)) {
+    bool Starts = P == 0 || std::isspace((unsigned char)Body[P - 1]) ||
+                  Body[P - 1] == ';';
+    size_t Eq = Body.find_first_not_of(' ', P + Name.size());
+    if (!Starts || Eq == std::string::npos || Body[Eq] != '=')
       continue;
-    size_t Semi = Block.find(';', Eq);
+    size_t Semi = Body.find(';', Eq);
     if (Semi == std::string::npos)
       return "";
-    Block = Block.substr(0, Eq + 1) + " " + Value + Block.substr(Semi);
-    return Source.substr(0, Open) + Block + Source.substr(Close);
+    Body = Body.substr(0, Eq + 1) + " " + Value + Body.substr(Semi);
+    return Source.substr(0, Open) + Body + Source.substr(Close);
   }
   return Source.substr(0, Open) + " " + Name + " = " + Value + ";" +
          Source.substr(Open);
@@ -156,7 +173,7 @@ const std::vector<Compiled> &corpus() {
   static const std::vector<Compiled> All = [] {
     std::vector<Compiled> Out;
     std::vector<Input> Ins = shippedInputs();
-    for (Input &G : generatedInputs(60))
+    for (Input &G : generatedInputs(40))
       Ins.push_back(std::move(G));
     for (Input &In : Ins) {
       auto R = compile(In.Source);
@@ -272,11 +289,15 @@ TEST(MetamorphicProperty, MoreLinkBandwidthNeverSlower) {
       &ProgramCost::TComms, "T_comms");
 }
 
+struct Setting {
+  std::string Block, Name, Value;
+};
+
 /// For every training input: compiles it with each of \p Edits applied to
 /// its text and hands the clean compiles (all of them, or the input is
 /// skipped) to \p Check. Returns how many inputs were checked.
 unsigned forEachStepVariant(
-    const std::vector<std::vector<std::pair<std::string, std::string>>> &Edits,
+    const std::vector<std::vector<Setting>> &Edits,
     const std::function<void(
         const Compiled &, const std::vector<const MeshCompile *> &)> &Check) {
   unsigned Checked = 0;
@@ -287,9 +308,9 @@ unsigned forEachStepVariant(
     std::vector<const MeshCompile *> Cs;
     for (const auto &Knobs : Edits) {
       std::string Text = C.In.Source;
-      for (const auto &[Name, Value] : Knobs)
+      for (const Setting &S : Knobs)
         if (!Text.empty())
-          Text = withKnob(Text, Name, Value);
+          Text = withSetting(Text, S.Block, S.Name, S.Value);
       if (Text.empty())
         break;
       Rs.push_back(compile(Text));
@@ -306,12 +327,15 @@ unsigned forEachStepVariant(
 }
 
 TEST(MetamorphicProperty, OverlapOffNeverFaster) {
-  const std::vector<std::pair<std::string, std::string>> Off = {
-      {"tp_overlap", "none"},
-      {"param_gather", "exposed"},
-      {"p2p_overlap", "false"}};
+  // Off: every collective on the compute stream (`overlap = false`, which
+  // under `overlap = true` would hide each under its statement's compute at
+  // no cost) and none of the train block's overlaps.
+  const std::vector<Setting> Off = {{"config", "overlap", "false"},
+                                    {"train", "tp_overlap", "none"},
+                                    {"train", "param_gather", "exposed"},
+                                    {"train", "p2p_overlap", "false"}};
   unsigned N = forEachStepVariant(
-      {{}, Off, {{"tp_overlap", "all"}}},
+      {{}, Off, {{"train", "tp_overlap", "all"}}},
       [](const Compiled &C, const std::vector<const MeshCompile *> &Cs) {
         double AsWritten = Cs[0]->Tables.Step->TStep,
                None = Cs[1]->Tables.Step->TStep,
@@ -326,7 +350,7 @@ TEST(MetamorphicProperty, OverlapOffNeverFaster) {
 
 TEST(MetamorphicProperty, FullRecomputeNeverFaster) {
   unsigned N = forEachStepVariant(
-      {{{"recompute", "none"}}, {{"recompute", "full"}}},
+      {{{"train", "recompute", "none"}}, {{"train", "recompute", "full"}}},
       [](const Compiled &C, const std::vector<const MeshCompile *> &Cs) {
         EXPECT_GE(Cs[1]->Tables.Step->TStep * (1 + Slack),
                   Cs[0]->Tables.Step->TStep)
@@ -343,7 +367,7 @@ TEST(MetamorphicProperty, FullRecomputeNeverFaster) {
 
 TEST(MetamorphicProperty, ZeroThreeNeverMoreMemory) {
   unsigned N = forEachStepVariant(
-      {{{"zero", "0"}}, {{"zero", "3"}}},
+      {{{"train", "zero", "0"}}, {{"train", "zero", "3"}}},
       [](const Compiled &C, const std::vector<const MeshCompile *> &Cs) {
         EXPECT_LE(Cs[1]->Tables.Memory->Total,
                   Cs[0]->Tables.Memory->Total * (1 + Slack))
