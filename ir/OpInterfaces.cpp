@@ -16,7 +16,8 @@ namespace {
 template <typename C> constexpr uint8_t interfacesOfClass() {
   return (std::is_base_of_v<Differentiable, C> ? IsDifferentiable : 0) |
          (std::is_base_of_v<Costed, C> ? IsCosted : 0) |
-         (std::is_base_of_v<Lowerable, C> ? IsLowerable : 0);
+         (std::is_base_of_v<Lowerable, C> ? IsLowerable : 0) |
+         (std::is_base_of_v<Fusable, C> ? IsFusable : 0);
 }
 
 // A kind that lists an interface derives from it, and one that derives
@@ -51,6 +52,7 @@ template <typename I> I *shardc::detail::interfaceCast(Op *O) {
 template Differentiable *shardc::detail::interfaceCast(Op *O);
 template Costed *shardc::detail::interfaceCast(Op *O);
 template Lowerable *shardc::detail::interfaceCast(Op *O);
+template Fusable *shardc::detail::interfaceCast(Op *O);
 
 ShardType Lowerable::requiredOperandType(unsigned I) const {
   llvm_unreachable("only ops lowered as Local have a required operand type");

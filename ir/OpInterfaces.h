@@ -3,9 +3,10 @@
 // The questions only some op kinds answer, grouped as interfaces a kind opts
 // into (as MLIR's op interfaces): Differentiable (derive-backward's rule and
 // what the backward keeps), Costed (the work estimate-costs and check-mesh
-// price, the workspace check-memory counts) and Lowerable (how
-// insert-collectives lowers a high-level op). Op keeps only what every op
-// has (Operation.h).
+// price, the workspace check-memory counts), Lowerable (how
+// insert-collectives lowers a high-level op) and Fusable (a per-element
+// kernel `fuse = elementwise` may join to its neighbours). Op keeps only what
+// every op has (Operation.h).
 //
 // Which kind implements which interface is Ops.def's last column, so
 // `isa<Costed>(O)` is a lookup in a table indexed by the op's kind, and
@@ -80,6 +81,7 @@ enum OpInterfaceBits : uint8_t {
   IsDifferentiable = 1 << 0,
   IsCosted = 1 << 1,
   IsLowerable = 1 << 2,
+  IsFusable = 1 << 3,
 };
 
 /// The interfaces of each kind, indexed by OpKind (Ops.def's last column).
@@ -173,6 +175,21 @@ protected:
                                 unsigned End) const;
 };
 
+/// A memory-bound kernel per element that `fuse = elementwise` may run in
+/// one kernel with its neighbours (docs/cost-model.md §1, "Fusion"): its
+/// work (Costed) reads each operand and writes its result once, so a fused
+/// intermediate's write and its read drop out of the kernel's bytes. A
+/// contraction that contracts nothing (a norm's gain) is not one: it is
+/// priced as a GEMM.
+class Fusable {
+public:
+  static constexpr uint8_t Bit = IsFusable;
+  static bool classof(const Op *O) { return opImplements(O->kind(), Bit); }
+
+protected:
+  ~Fusable() = default;
+};
+
 namespace detail {
 /// \p O as interface \p I; O's kind implements I. OpInterfaces.cpp.
 template <typename I> I *interfaceCast(Op *O);
@@ -210,6 +227,7 @@ namespace llvm {
 SHARDC_OP_INTERFACE_CAST(shardc::Differentiable)
 SHARDC_OP_INTERFACE_CAST(shardc::Costed)
 SHARDC_OP_INTERFACE_CAST(shardc::Lowerable)
+SHARDC_OP_INTERFACE_CAST(shardc::Fusable)
 #undef SHARDC_OP_INTERFACE_CAST
 } // namespace llvm
 

@@ -165,7 +165,7 @@ std::vector<std::string> elementwiseNames();
 /// In a training step a builtin whose derivative reads a mask (dropout)
 /// writes that mask, 1 byte per element, and keeps it for the backward.
 class ElementwiseOp : public OpOf<ElementwiseOp, OpKind::Elementwise, Op,
-                                  Differentiable, Costed, Lowerable> {
+                                  Differentiable, Costed, Lowerable, Fusable> {
 public:
   explicit ElementwiseOp(ElementwiseFn F, bool Training = false)
       : Fn(F),
@@ -202,7 +202,7 @@ private:
 /// forward kept (1 byte per element): one operand.
 class ElementwiseGradOp
     : public OpOf<ElementwiseGradOp, OpKind::ElementwiseGrad, Op, Costed,
-                  Lowerable> {
+                  Lowerable, Fusable> {
 public:
   ElementwiseGradOp(ElementwiseFn F, unsigned Wrt) : Fn(F), Wrt(Wrt) {}
   ElementwiseFn fn() const { return Fn; }
