@@ -92,6 +92,7 @@ private:
   void lets(const std::vector<Binding> &Bs);
   void config(const ConfigDecl &D);
   void train(const TrainDecl &D);
+  void fuse(const Property &P, const PropValue &V);
   void warnUnusedTrainSettings(const PropertySet &Props, const TrainConfig &T);
   void warnTensorsLikeParams();
   void markFp8Gemms();

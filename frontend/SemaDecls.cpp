@@ -510,6 +510,10 @@ void Sema::config(const ConfigDecl &D) {
   Config.Overlap = Props.flag(PropId::Config_overlap, Config.Overlap);
   Config.AllowPadding =
       Props.flag(PropId::Config_allow_padding, Config.AllowPadding);
+  if (Props.has(PropId::Config_fuse))
+    for (const Property &Prop : D.Props)
+      if (Prop.Name.Name == "fuse")
+        fuse(Prop, Props.get(PropId::Config_fuse));
   // `mesh = M` may name a mesh declared further down, so it is resolved when
   // the first tensor needs it.
   for (const Property &Prop : D.Props) {

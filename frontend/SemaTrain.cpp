@@ -138,6 +138,16 @@ void Sema::train(const TrainDecl &D) {
         Fp8At = V.Range;
       }
       break;
+    case PropId::Train_fuse:
+      // One setting for the program, written in either block: twice is an
+      // error, as in two config blocks (Sema::config).
+      if (auto [First, New] = ConfigSet.try_emplace("fuse", P.Name.Range);
+          !New) {
+        Diags.report(P.Name.Range, diag::DuplicateProperty, "fuse");
+        Diags.report(First->second, diag::FirstSetHere, "fuse");
+      } else
+        fuse(P, V);
+      break;
     case PropId::Train_grad:
       if (auto DT = chooseDType(P, V, false, None))
         T.Grad = *DT;
@@ -156,6 +166,13 @@ void Sema::train(const TrainDecl &D) {
   }
   warnUnusedTrainSettings(Props, T);
   Config.Train = T;
+}
+
+/// `fuse = none | elementwise`, in `config` or `train`
+/// (docs/cost-model.md §1, "Fusion").
+void Sema::fuse(const Property &P, const PropValue &V) {
+  if (auto I = choose(P, V, {"none", "elementwise"}))
+    Config.FuseElementwise = *I == 1;
 }
 
 /// Settings the chosen optimizer never reads: SGD keeps no moments, and

@@ -51,6 +51,11 @@ struct ProgramInfo {
 struct ModuleConfig {
   bool Overlap = true;
   bool AllowPadding = false;
+  /// `fuse = elementwise` (in `config` or `train`): a chain of elementwise
+  /// statements whose intermediates have one use runs as one kernel
+  /// (docs/cost-model.md §1, "Fusion"). `none`, the default, prices each
+  /// statement as its own kernel.
+  bool FuseElementwise = false;
   /// Set by a `train { }` block: the module is one microbatch's forward
   /// program of a training step.
   std::optional<TrainConfig> Train;
