@@ -207,6 +207,30 @@ struct OverlapCost {
   llvm::SmallVector<unsigned, 3> Partners;
 };
 
+/// `fuse = elementwise` (docs/cost-model.md §1, "Fusion"): elementwise
+/// statements that run as one kernel. Each intermediate has one use, in
+/// the kernel, so the members form a tree whose root (the last in program
+/// order) writes the only result that leaves it.
+struct FusedKernel {
+  /// The members in program order; the root last.
+  llvm::SmallVector<unsigned, 4> Stmts;
+  unsigned root() const { return Stmts.back(); }
+  /// Bytes per chip the kernel moves: each input from outside read once,
+  /// the root's result (and what a member keeps for its backward, a
+  /// dropout mask) written once; and what the members moved run apart.
+  double Bytes = 0, UnfusedBytes = 0;
+};
+struct FusionTable {
+  std::vector<FusedKernel> Kernels;
+  /// By statement: its kernel's index in Kernels, or -1.
+  std::vector<int> KernelOf;
+  const FusedKernel *kernelOf(unsigned Stmt) const {
+    return Stmt < KernelOf.size() && KernelOf[Stmt] >= 0
+               ? &Kernels[size_t(KernelOf[Stmt])]
+               : nullptr;
+  }
+};
+
 struct Analyses {
   /// derive-backward: the params of a training step, in program order, and
   /// the forward values it saves for the backward (the activations).
@@ -227,6 +251,9 @@ struct Analyses {
   std::vector<std::optional<OpCost>> OpCosts;
   std::vector<std::optional<OpCost>> StatementCosts;
   std::optional<ProgramCost> Totals;
+  /// estimate-costs, with `fuse = elementwise`: the fused kernels (their
+  /// members' op costs are the kernel's, on the root's op, and zero).
+  std::optional<FusionTable> Fusion;
   /// By statement: its collectives that `tp_overlap` runs under a GEMM.
   std::vector<std::optional<OverlapCost>> Overlaps;
   /// schedule-step and check-memory: a training step only. The stage

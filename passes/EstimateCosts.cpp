@@ -7,18 +7,22 @@
 //     its GEMM's shape on a chip with tile classes, passes/GemmModel.h;
 //     its GEMM and efficiency are kept for the report); every collective
 //     its T_comms from place-collectives;
-//  2. each source statement adds up its ops: T_compute = max(T_math, T_hbm)
+//  2. with `fuse = elementwise`, each fused kernel of elementwise
+//     statements (Fusion.cpp) is priced as one op, on its root statement's
+//     op, the other members' ops at zero;
+//  3. each source statement adds up its ops: T_compute = max(T_math, T_hbm)
 //     of the summed terms, T_comms the sum of its collectives, time under
 //     `overlap`, and the bound (the largest term);
-//  3. with `tp_overlap`, the collectives it overlaps move off their
+//  4. with `tp_overlap`, the collectives it overlaps move off their
 //     statements' critical path (Overlap.cpp, §6.6);
-//  4. the program totals multiply each statement by its repeat count; MFU
+//  5. the program totals multiply each statement by its repeat count; MFU
 //     is the contractions' useful FLOPs over chips x peak x time.
 // In a training step a weight-gradient contraction reads the gradient
 // buffer it accumulates into from the second microbatch on (§6.2): an op's
 // cost is as in the last microbatch, its first-microbatch time beside it.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Fusion.h"
 #include "passes/GemmModel.h"
 #include "passes/Overlap.h"
 #include "passes/Pipeline.h"
@@ -91,44 +95,79 @@ OpCost EstimateCosts::opCost(const Op &O, MeshCompile &C) {
   return Cost;
 }
 
+/// With `fuse = elementwise` (Fusion.cpp): each kernel's cost moves to its
+/// root's op; the other members' ops cost nothing.
+void fuseKernels(MeshCompile &C) {
+  Analyses &T = C.Tables;
+  T.Fusion = findFusedKernels(C);
+  std::vector<const Op *> OpOf(T.Fusion->KernelOf.size(), nullptr);
+  walk(C.lowered()->body(), [&](const Op &O) {
+    if (O.result() && O.stmt() != NoStmt && T.Fusion->kernelOf(O.stmt()))
+      OpOf[O.stmt()] = &O;
+  });
+  const ChipSpec &Chip = C.mesh().Cluster->Chip;
+  for (const FusedKernel &K : T.Fusion->Kernels) {
+    llvm::SmallVector<const OpCost *, 4> Members;
+    for (unsigned S : K.Stmts)
+      Members.push_back(&*T.OpCosts[OpOf[S]->id()]);
+    OpCost Kernel = fusedKernelCost(K, Members, Chip);
+    for (unsigned S : K.Stmts)
+      T.OpCosts[OpOf[S]->id()] = OpCost();
+    T.OpCosts[OpOf[K.root()]->id()] = Kernel;
+    for (unsigned S : K.Stmts)
+      finishCost(*T.OpCosts[OpOf[S]->id()], C.config().Overlap);
+  }
+}
+
+/// Step 2: statement \p S adds op cost \p Cost.
+void addToStatement(OpCost &S, const OpCost &Cost) {
+  S.Flops += Cost.Flops;
+  S.UsefulFlops += Cost.UsefulFlops;
+  S.AtPeak += Cost.AtPeak;
+  S.FullCausalFlops += Cost.FullCausalFlops;
+  S.FullCausalAtPeak += Cost.FullCausalAtPeak;
+  S.HwAtPeak += Cost.HwAtPeak;
+  S.HbmBytes += Cost.HbmBytes;
+  S.TMath += Cost.TMath;
+  S.THbm += Cost.THbm;
+  S.TSerial += Cost.TSerial;
+  S.CastBytes += Cost.CastBytes;
+  S.FirstTHbm += Cost.FirstTHbm;
+  S.TComms += Cost.TComms;
+  S.Contention += Cost.Contention;
+  S.VectorFallback |= Cost.VectorFallback;
+  if (Cost.Gemm.valid() &&
+      (!S.Gemm.valid() || Cost.Gemm.flops() > S.Gemm.flops())) {
+    S.Gemm = Cost.Gemm;
+    S.GemmElt = Cost.GemmElt;
+    S.GemmEfficiency = Cost.GemmEfficiency;
+    S.GemmCeiling = Cost.GemmCeiling;
+  }
+}
+
 bool EstimateCosts::run(MeshCompile &C, DiagnosticEngine &) {
   const Module &M = *C.lowered();
   Analyses &T = C.Tables;
   T.OpCosts.assign(M.numOpIds(), std::nullopt);
   T.StatementCosts.assign(M.info().Statements.size(), std::nullopt);
+  T.Fusion.reset();
   Total = ProgramCost();
   Total.LevelBytes.assign(C.mesh().Cluster->Levels.size(), 0.0);
   AtPeak = 0;
+  auto Priced = [](const Op &O) { return O.result() && O.stmt() != NoStmt; };
   walk(M.body(), [&](const Op &O) {
-    if (!O.result() || O.stmt() == NoStmt)
+    if (Priced(O))
+      T.OpCosts[O.id()].emplace(opCost(O, C));
+  });
+  if (C.config().FuseElementwise)
+    fuseKernels(C);
+  walk(M.body(), [&](const Op &O) {
+    if (!Priced(O))
       return;
-    const OpCost &Cost = T.OpCosts[O.id()].emplace(opCost(O, C));
     std::optional<OpCost> &Slot = T.StatementCosts[O.stmt()];
     if (!Slot)
       Slot.emplace();
-    OpCost &S = *Slot;
-    S.Flops += Cost.Flops;
-    S.UsefulFlops += Cost.UsefulFlops;
-    S.AtPeak += Cost.AtPeak;
-    S.FullCausalFlops += Cost.FullCausalFlops;
-    S.FullCausalAtPeak += Cost.FullCausalAtPeak;
-    S.HwAtPeak += Cost.HwAtPeak;
-    S.HbmBytes += Cost.HbmBytes;
-    S.TMath += Cost.TMath;
-    S.THbm += Cost.THbm;
-    S.TSerial += Cost.TSerial;
-    S.CastBytes += Cost.CastBytes;
-    S.FirstTHbm += Cost.FirstTHbm;
-    S.TComms += Cost.TComms;
-    S.Contention += Cost.Contention;
-    S.VectorFallback |= Cost.VectorFallback;
-    if (Cost.Gemm.valid() &&
-        (!S.Gemm.valid() || Cost.Gemm.flops() > S.Gemm.flops())) {
-      S.Gemm = Cost.Gemm;
-      S.GemmElt = Cost.GemmElt;
-      S.GemmEfficiency = Cost.GemmEfficiency;
-      S.GemmCeiling = Cost.GemmCeiling;
-    }
+    addToStatement(*Slot, *T.OpCosts[O.id()]);
   });
   for (auto &S : T.StatementCosts)
     if (S)

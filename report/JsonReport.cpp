@@ -183,9 +183,31 @@ void gemmJson(OStream &J, const OpCost &Cost) {
   });
 }
 
+/// `fuse = elementwise`: a kernel's root names the statements fused into
+/// it (`fused_with`), each of them the root (`fused_into`).
+void fusionJson(OStream &J, const MeshCompile &C, unsigned Stmt,
+                llvm::ArrayRef<std::string> IrNames) {
+  const FusedKernel *K =
+      C.Tables.Fusion ? C.Tables.Fusion->kernelOf(Stmt) : nullptr;
+  if (!K)
+    return;
+  auto Ir = [&](unsigned I) -> llvm::StringRef {
+    return IrNames[I].empty() ? C.program().statement(I).Name : IrNames[I];
+  };
+  if (K->root() != Stmt) {
+    J.attribute("fused_into", Ir(K->root()));
+    return;
+  }
+  J.attributeArray("fused_with", [&] {
+    for (unsigned I : llvm::makeArrayRef(K->Stmts).drop_back())
+      J.value(Ir(I));
+  });
+}
+
 void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
             llvm::ArrayRef<const CollectiveOp *> Colls,
-            llvm::StringRef IrName) {
+            llvm::ArrayRef<std::string> IrNames) {
+  llvm::StringRef IrName = IrNames[Stmt];
   const Statement &S = C.program().statement(Stmt);
   const OpCost &Cost = *C.Tables.StatementCosts[Stmt];
   const auto &Choice = C.Tables.Choices[Stmt];
@@ -202,6 +224,7 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
         collectiveJson(J, *Op, C);
     });
     J.attribute("flops_per_chip", Cost.Flops);
+    fusionJson(J, C, Stmt, IrNames);
     if (Cost.Gemm.valid())
       gemmJson(J, Cost);
     J.attribute("hbm_bytes_per_chip", Cost.HbmBytes);
@@ -408,7 +431,7 @@ void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
           if (C->Tables.StatementCosts[I] &&
               Info.Statements[I].Kind != OpKind::Input &&
               Info.Statements[I].Kind != OpKind::Param)
-            opJson(J, *C, I, Colls[I], IrNames[I]);
+            opJson(J, *C, I, Colls[I], IrNames);
       });
       J.attribute("overlap", C->config().Overlap);
     }

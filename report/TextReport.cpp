@@ -121,6 +121,40 @@ constexpr size_t MinNameWidth = 12, MaxNameWidth = 40;
 
 /// One statement's row, then its further collectives on lines of their
 /// own, under the first, so the columns stay aligned.
+/// `fuse = elementwise`: \p S is a fused kernel's member other than its
+/// root, whose row carries the kernel's cost.
+bool fusedAway(const MeshCompile &C, const Statement &S) {
+  if (!C.Tables.Fusion)
+    return false;
+  unsigned I = unsigned(&S - C.program().info().Statements.data());
+  const FusedKernel *K = C.Tables.Fusion->kernelOf(I);
+  return K && K->root() != I;
+}
+
+/// `fuse = elementwise`: each fused kernel, its root's row first, with the
+/// bytes it moves and what its members moved apart.
+void fusionLines(const MeshCompile &C, llvm::ArrayRef<std::string> Names,
+                 llvm::raw_ostream &OS) {
+  if (!C.Tables.Fusion || C.Tables.Fusion->Kernels.empty())
+    return;
+  const ProgramInfo &Info = C.program().info();
+  auto Named = [&](unsigned I) {
+    return fmt::format("'{}' (line {})", Names[I],
+                       Info.Statements[I].Location.Line);
+  };
+  OS << "\nfused kernels (fuse = elementwise): one kernel each, priced on "
+        "its last statement's row; the others' rows say 'fused'\n";
+  for (const FusedKernel &K : C.Tables.Fusion->Kernels) {
+    std::vector<std::string> Members;
+    for (unsigned I : llvm::makeArrayRef(K.Stmts).drop_back())
+      Members.push_back(Named(I));
+    OS << fmt::format("  {} with {}: {} per chip, {} run apart\n",
+                      Named(K.root()), llvm::join(Members, ", "),
+                      formatAmount(K.Bytes, "B"),
+                      formatAmount(K.UnfusedBytes, "B"));
+  }
+}
+
 void statementRow(const MeshCompile &C, const Statement &S,
                   llvm::StringRef Name, const OpCost &Cost,
                   llvm::ArrayRef<const CollectiveOp *> Colls, size_t NameWidth,
@@ -135,7 +169,7 @@ void statementRow(const MeshCompile &C, const Statement &S,
                     formatTime(Cost.THbm),
                     Cs.empty() ? "-" : Cs.front() + (Cs.size() > 1 ? ";" : ""),
                     formatTime(Cost.TComms), formatTime(Cost.Time),
-                    boundName(Cost.Bounded).str());
+                    fusedAway(C, S) ? "fused" : boundName(Cost.Bounded).str());
   for (size_t K = 1; K < Cs.size(); ++K) {
     std::string Line =
         fmt::format(fmt::runtime(RowFormat), "", NameWidth, "", "", "", "", "",
@@ -672,6 +706,7 @@ void shardc::printTextReport(const MeshCompile &C, llvm::raw_ostream &OS) {
   }
   if (Training)
     overlapLines(C, NameWidth, OS);
+  fusionLines(C, Names, OS);
   choiceLines(C, OS);
   fallbackNotes(C, OS);
   serialNotes(C, OS);
