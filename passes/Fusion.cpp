@@ -19,7 +19,10 @@
 //     the repeated reads of an input several members read.
 // The backward's elementwise gradients fuse by the same rule, as the
 // fused kernels' backward kernels do in Megatron-LM (bias-GeLU's and
-// bias-dropout-add's backward are fused kernels too).
+// bias-dropout-add's backward are fused kernels too); a sum of gradient
+// contributions is a kernel of its own (isGradientSum).
+// The statements are the lowered module's, whose ids (and provenance) are
+// the training module's.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Fusion.h"
@@ -31,6 +34,14 @@ using namespace shardc;
 
 namespace {
 
+/// True for the sum of a value's gradient contributions (derive-backward):
+/// PyTorch's autograd accumulates them in a kernel of its own, and the
+/// value they are the gradient of has several uses, so it ends a chain in
+/// the forward too.
+bool isGradientSum(const Statement &S) {
+  return S.From && S.From->What == Provenance::Sum;
+}
+
 /// Step 1: by statement, its one Fusable op, or null.
 std::vector<const Op *> fusableOps(const Module &M) {
   std::vector<const Op *> Only(M.info().Statements.size(), nullptr);
@@ -38,7 +49,8 @@ std::vector<const Op *> fusableOps(const Module &M) {
   walk(M.body(), [&](const Op &O) {
     if (!O.result() || O.stmt() == NoStmt)
       return;
-    if (++Count[O.stmt()] == 1 && isa<Fusable>(&O))
+    if (++Count[O.stmt()] == 1 && isa<Fusable>(&O) &&
+        !isGradientSum(M.statement(O.stmt())))
       Only[O.stmt()] = &O;
     else
       Only[O.stmt()] = nullptr;
