@@ -97,6 +97,10 @@ private:
   void warnTensorsLikeParams();
   void markFp8Gemms();
   std::optional<unsigned> choose(const Property &P, const PropValue &V,
+                                 llvm::ArrayRef<std::string> Choices) {
+    return choose(P.Name.Name, V, Choices);
+  }
+  std::optional<unsigned> choose(llvm::StringRef Name, const PropValue &V,
                                  llvm::ArrayRef<std::string> Choices);
   std::optional<DType> chooseDType(const Property &P, const PropValue &V,
                                    bool AllowNone, bool &None);

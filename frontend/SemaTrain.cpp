@@ -15,16 +15,16 @@
 
 using namespace shardc;
 
-std::optional<unsigned> Sema::choose(const Property &P, const PropValue &V,
+std::optional<unsigned> Sema::choose(llvm::StringRef Name, const PropValue &V,
                                      llvm::ArrayRef<std::string> Choices) {
   for (unsigned I = 0; I < Choices.size(); ++I)
     if (V.Word == Choices[I])
       return I;
   if (auto Best = closestName(V.Word, Choices))
-    Diags.report(V.Range, diag::UnknownChoiceSuggest, V.Word, P.Name.Name,
+    Diags.report(V.Range, diag::UnknownChoiceSuggest, V.Word, Name.str(),
                  *Best);
   else
-    Diags.report(V.Range, diag::UnknownChoice, V.Word, P.Name.Name,
+    Diags.report(V.Range, diag::UnknownChoice, V.Word, Name.str(),
                  llvm::join(Choices, ", "));
   return std::nullopt;
 }
