@@ -312,7 +312,15 @@ Value *Sema::partContraction(const AssignDecl &D, const std::string &Name,
   return part<ContractionOp>(D, Name, {L, R}, Out, *Roles, false, Used);
 }
 
-/// `y = moe(x, W1, W2[, W3]; top, capacity, gated)` (LANGUAGE.md §8,
+/// \p T with the axes \p A dropped from its dims: the tokens gathered over
+/// a tensor-parallel group.
+static ShardType without(ShardType T, AxisSet A) {
+  for (TensorDim &D : T.Dims)
+    llvm::erase_if(D.Axes, [&](AxisId X) { return A.contains(X); });
+  return T;
+}
+
+/// `y = moe(x, W1, W2[, W3]; top, capacity, gated, dispatch)` (LANGUAGE.md §8,
 /// COST-MODEL.md §8), lowered to ops that already have their costs and
 /// backward rules:
 ///   y.router   x * Wr[E, X]     the gate (Wr an implicit replicated param)
@@ -329,6 +337,17 @@ Op *Sema::moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   if (!checkProps(D.Options, PropOwner::Moe, "call to 'moe'", Props))
     return nullptr;
   bool Gated = Props.flag(PropId::Moe_gated, false);
+  // The dispatch order under expert tensor parallelism with sequence-
+  // parallel tokens: gather the sequence in the group first (default), or
+  // Megatron-Core's AllToAll of each chip's own shard, then the gather.
+  bool A2aFirst = false;
+  if (Props.has(PropId::Moe_dispatch)) {
+    auto I = choose("dispatch", Props.get(PropId::Moe_dispatch),
+                    {"gather_then_a2a", "a2a_then_gather"});
+    if (!I)
+      return nullptr;
+    A2aFirst = *I == 1;
+  }
   int64_t Top =
       Props.has(PropId::Moe_top) ? Props.get(PropId::Moe_top).Whole : 1;
   double Capacity = Props.has(PropId::Moe_capacity)
@@ -400,10 +419,23 @@ Op *Sema::moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   LogitsT.Dims.back() = WrT.Dims[1];
   if (!partContraction(D, Y + ".router", Args[0], Wr, LogitsT))
     return nullptr;
+  // The tokens the dispatch reads: with `gather_then_a2a`, the sequence
+  // gathered over the axes sharding both the tokens and the experts' hidden
+  // dim (the tensor-parallel group); as they are otherwise.
+  AxisList TokAxes = tokenAxes(X);
+  AxisSet Tp;
+  for (AxisId A : TokAxes)
+    if (llvm::is_contained(F.Axes, A))
+      Tp.insert(A);
+  Value *Tokens = Args[0];
+  if (!Tp.empty() && !A2aFirst)
+    Tokens = part<ReshardOp>(D, Y + ".gather", {Args[0]}, without(X, Tp));
+  const ShardType &XT = Tokens->type();
   // The capacity slots per expert on the file's mesh; bind-mesh sizes them
   // again for each other mesh, with the same function.
   MoeDispatchOp::Capacity Rule{Top, Capacity};
-  std::optional<int64_t> C = MoeDispatchOp::slots(Rule, X, Experts.Size, *Mesh);
+  std::optional<int64_t> C =
+      MoeDispatchOp::slots(Rule, XT, Experts.Size, *Mesh);
   if (!C) {
     Diags.report(Props.has(PropId::Moe_capacity)
                      ? Props.get(PropId::Moe_capacity).Range
@@ -411,23 +443,23 @@ Op *Sema::moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                  diag::MoeSlotsOverflow, Info->Names.Dims[Experts.Id]);
     return nullptr;
   }
-  AxisList TokAxes = tokenAxes(X);
   TensorDim Slots;
   Slots.Id = Info->Names.Dims.size();
   Slots.Size = *C;
   Info->Names.Dims.push_back(Y + ".C");
   // The experts' sharding: X over W1's expert axes; the slots over the
-  // tokens' axes that are not expert axes.
+  // tokens' axes that are neither expert axes nor the hidden dim's (those
+  // chips hold every slot of their experts, each its slice of F).
   ShardType Buf;
   Buf.Elt = X.Elt;
   Buf.Dims = {Experts, Slots, E};
   Buf.Dims[1].Axes.clear();
   for (AxisId A : TokAxes)
-    if (!llvm::is_contained(Experts.Axes, A))
+    if (!llvm::is_contained(Experts.Axes, A) && !Tp.contains(A))
       Buf.Dims[1].Axes.push_back(A);
   Buf.Dims[2].Axes = E.Axes;
-  Value *In = part<MoeDispatchOp>(D, Y + ".dispatch", {Args[0]}, Buf, Rule);
-  double Used = MoeDispatchOp::usedShare(Rule, X, Experts.Size, *C);
+  Value *In = part<MoeDispatchOp>(D, Y + ".dispatch", {Tokens}, Buf, Rule);
+  double Used = MoeDispatchOp::usedShare(Rule, XT, Experts.Size, *C);
   ShardType HT = Buf;
   HT.Dims[2] = F;
   Value *H = partContraction(D, Y + ".up", In, Args[1], HT, Used);
@@ -449,6 +481,14 @@ Op *Sema::moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   Value *O = partContraction(D, Y + ".down", A, Args[2], OT, Used);
   if (!O)
     return nullptr;
+  // `gather_then_a2a` combines into the gathered sequence, then keeps each
+  // chip's slice of it.
+  if (!Tp.empty() && !A2aFirst) {
+    Value *Whole = part<MoeCombineOp>(D, Y + ".combine", {O}, without(Out, Tp));
+    unsigned St = addStatement(D.Range, Y, OpKind::Reshard);
+    return Builder->create<ReshardOp>(Diags.location(D.Range.Start), St,
+                                      {Whole}, Y, Out);
+  }
   unsigned St = addStatement(D.Range, Y, OpKind::MoeCombine);
   return Builder->create<MoeCombineOp>(Diags.location(D.Range.Start), St, {O},
                                        Y, Out);

@@ -356,11 +356,42 @@ double MoeDispatchOp::usedShare(Capacity C, const ShardType &Tokens,
 }
 
 /// The buffer `[X, C, E]` as the chips holding tokens \p Tokens fill it: X
-/// whole, C over the tokens' axes, E as the tokens' last dim.
+/// whole, C over the tokens' axes, E as the tokens' last dim. C's axes run
+/// in the tokens' order, except where the experts' sharding \p Buffer leaves
+/// a token axis off its dims (a tensor-parallel group holding every slot of
+/// its experts): then the slot axes \p Buffer keeps come first, that group's
+/// next, the expert axes last, the order in which the AllToAll over the
+/// expert axes and the group's gather take them off (and its ReduceScatter
+/// and the AllToAll back put them on), so no AllToAll reorders the slots.
 static ShardType slotsOf(ShardType Buffer, const ShardType &Tokens) {
+  AxisSet InSlots, InExperts;
+  for (AxisId A : Buffer.Dims[1].Axes)
+    InSlots.insert(A);
+  for (AxisId A : Buffer.Dims[0].Axes)
+    InExperts.insert(A);
+  AxisList Axes = tokenAxes(Tokens);
+  bool Absent = llvm::any_of(Axes, [&](AxisId A) {
+    return !InSlots.contains(A) && !InExperts.contains(A);
+  });
+  // A buffer already in this sharding (a lowered op's operand) keeps its
+  // order.
+  bool Filled =
+      InExperts.empty() &&
+      llvm::all_of(Axes, [&](AxisId A) { return InSlots.contains(A); }) &&
+      Buffer.Dims[1].Axes.size() == Axes.size();
+  if (Filled)
+    Axes = Buffer.Dims[1].Axes;
+  else if (Absent) {
+    // 0: kept in the slots, 1: the group's, 2: the experts'.
+    auto Rank = [&](AxisId A) {
+      return InSlots.contains(A) ? 0 : InExperts.contains(A) ? 2 : 1;
+    };
+    std::stable_sort(Axes.begin(), Axes.end(),
+                     [&](AxisId L, AxisId R) { return Rank(L) < Rank(R); });
+  }
   Buffer.Unreduced = {};
   Buffer.Dims[0].Axes.clear();
-  Buffer.Dims[1].Axes = tokenAxes(Tokens);
+  Buffer.Dims[1].Axes = Axes;
   Buffer.Dims[2].Axes = Tokens.Dims.back().Axes;
   return Buffer;
 }
