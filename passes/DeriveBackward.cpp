@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/DeriveBackward.h"
+#include "ir/ModelOps.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace shardc;
@@ -62,6 +63,11 @@ ShardType DeriveBackward::gradType(const Value *V) const {
   // A carried value's gradient has the type its pair's does (it crosses
   // iterations), so it is never fused.
   auto *R = dyn_cast<ReshardOp>(V->def());
+  if (AxisSet A = scatteredPartials(V); !A.empty()) {
+    ShardType T = withSharding(V->type(), V->type());
+    T.Unreduced = A;
+    return T;
+  }
   if (!R && !Facts.CarriedNext.count(V))
     if (AxisSet A = sharedPartials(V); !A.empty()) {
       ShardType T = withSharding(V->type(), V->type());
@@ -125,6 +131,23 @@ AxisSet DeriveBackward::sharedPartials(const Value *V) const {
   return Common->without(V->type().axesUsed());
 }
 
+AxisSet DeriveBackward::scatteredPartials(const Value *V) const {
+  // The expert contractions' input gradient is a partial sum over the axes
+  // sharding the experts' hidden dim. Where the tokens are sharded over them
+  // too, AllReducing it and slicing each chip's tokens would move twice the
+  // bytes a ReduceScatter does; the combine's reshard scatters it instead.
+  auto *D = dyn_cast<MoeDispatchOp>(V->def());
+  if (!D || Facts.CarriedNext.count(V) || !needsGrad(D->operand(0)))
+    return {};
+  std::optional<AxisSet> Common = forwardPartials(V, Facts.DefBlock.lookup(V));
+  if (!Common)
+    return {};
+  AxisSet Tokens;
+  for (AxisId A : tokenAxes(gradType(D->operand(0))))
+    Tokens.insert(A);
+  return (*Common & Tokens).without(V->type().axesUsed());
+}
+
 Value *DeriveBackward::grad(const Value *V) {
   auto &Contribs = Scopes.back().Contribs;
   auto It = Contribs.find(V);
@@ -155,7 +178,8 @@ Value *DeriveBackward::reduceShared(const Value *V,
                                     llvm::SmallVector<Value *, 2> &L) {
   Value *G = L.back();
   if (isa<ReshardOp>(V->def()) || G->type().Unreduced.empty() ||
-      !V->type().Unreduced.empty() || isParam(V))
+      !V->type().Unreduced.empty() || isParam(V) ||
+      !scatteredPartials(V).empty())
     return G;
   // The summed partials of a shared value, reduced once (sharedPartials).
   unsigned St = newStatement(gradName(V), V->def()->loc(), OpKind::Reshard,

@@ -38,6 +38,11 @@ private:
   /// use, or (with \p Home) a use outside block \p Home.
   std::optional<AxisSet> forwardPartials(const Value *V,
                                          const Block *Home) const;
+  /// The axes over which a MoE dispatch's buffer \p V keeps its gradient a
+  /// partial sum, because the combine that carries it back to tokens sharded
+  /// over them reduce-scatters it (expert tensor parallelism with sequence-
+  /// parallel tokens); none elsewhere.
+  AxisSet scatteredPartials(const Value *V) const;
   /// Reduces the summed gradient \p L of a shared value once.
   Value *reduceShared(const Value *V, llvm::SmallVector<Value *, 2> &L);
   ShardType gradType(const Value *V) const override;
