@@ -433,7 +433,8 @@ Op *Sema::moe(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   const ShardType &XT = Tokens->type();
   // The capacity slots per expert on the file's mesh; bind-mesh sizes them
   // again for each other mesh, with the same function.
-  MoeDispatchOp::Capacity Rule{Top, Capacity};
+  MoeDispatchOp::Capacity Rule{Top, Capacity,
+                               Tokens == Args[0] ? AxisSet() : Tp};
   std::optional<int64_t> C =
       MoeDispatchOp::slots(Rule, XT, Experts.Size, *Mesh);
   if (!C) {

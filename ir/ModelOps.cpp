@@ -337,7 +337,8 @@ static double tokenCount(const ShardType &Tokens) {
 std::optional<int64_t> MoeDispatchOp::slots(Capacity C, const ShardType &Tokens,
                                             int64_t Experts,
                                             const MeshSpec &M) {
-  double Shards = double(axesProduct(tokenAxes(Tokens), M));
+  double Shards = double(axesProduct(tokenAxes(Tokens), M)) *
+                  double(axesProduct(C.Group, M));
   double PerShard = std::ceil(double(C.Top) * C.Factor * tokenCount(Tokens) /
                               double(Experts) / Shards);
   // Compared as doubles: a capacity of 1e300 must not wrap an integer. The

@@ -193,6 +193,11 @@ public:
   struct Capacity {
     int64_t Top = 1;
     double Factor = 1;
+    /// The tensor-parallel group's axes when the dispatch reads tokens
+    /// gathered over them (`dispatch = gather_then_a2a`): the slots are
+    /// still a multiple of the chips the tokens were sharded over, so the
+    /// backward's combine can scatter them over the group again.
+    AxisSet Group;
   };
   MoeDispatchOp() = default;
   explicit MoeDispatchOp(Capacity C) : Rule(C) {}
