@@ -36,6 +36,8 @@ void drawModel(Chooser &C, GenStep &G) {
   G.Fused = C.percent(80);
   G.Causal = C.percent(70);
   G.Moe = C.percent(20);
+  if (G.Moe && G.Seq && C.percent(50))
+    G.MoeDispatch = pick(C, {"gather_then_a2a", "a2a_then_gather"});
   G.Gated = C.percent(60);
   G.S = pow2(C, 8, G.Fused ? 12 : 10);
   G.B = G.D * pow2(C, 0, 2);
@@ -87,6 +89,8 @@ void drawTrain(Chooser &C, GenStep &G) {
     if (C.percent(50))
       Set("grad_clip", "1.0");
   }
+  if (C.percent(30))
+    Set("fuse", "elementwise");
   if (G.Cluster.find("H100") != std::string::npos && C.percent(20))
     Set("fp8", pick(C, {"hybrid", "e4m3"}));
 }
@@ -135,7 +139,7 @@ std::string renderLayer(const GenStep &G, const std::string &Lead) {
   auto Line = [&](const std::string &L) { S += "  " + L + "\n"; };
   std::string Full = "B_D, S";
   // A norm (and its gain), then the sequence gathered for the GEMMs.
-  auto Normed = [&](const char *N, const std::string &In) {
+  auto Normed = [&](const char *N, const std::string &In, bool Gather) {
     std::string Out = In;
     if (!G.Norm.empty()) {
       Line(fmt::format("param g{} : bf16[E];", N));
@@ -143,7 +147,7 @@ std::string renderLayer(const GenStep &G, const std::string &Lead) {
       Line(fmt::format("a{}[{}, E] = n{} * g{};", N, Lead, N, N));
       Out = fmt::format("a{}", N);
     }
-    if (G.Seq) {
+    if (G.Seq && Gather) {
       Line(fmt::format("ag{}[{}, E] = {};", N, Full, Out));
       Out = fmt::format("ag{}", N);
     }
@@ -151,7 +155,7 @@ std::string renderLayer(const GenStep &G, const std::string &Lead) {
   };
   std::string H = "x";
   if (G.Attention) {
-    std::string In = Normed("1", "x");
+    std::string In = Normed("1", "x", true);
     Line("param Wq : bf16[E, N_T, H];");
     Line("param Wk : bf16[E, K_T, H];");
     Line("param Wv : bf16[E, K_T, H];");
@@ -166,8 +170,16 @@ std::string renderLayer(const GenStep &G, const std::string &Lead) {
     Line(fmt::format("h[{}, E] = x + o;", Lead));
     H = "h";
   }
-  std::string In = Normed("2", H);
-  if (G.Moe) {
+  // Expert tensor parallelism: the experts' F over T, the tokens left
+  // sequence-sharded for moe's own dispatch order.
+  std::string In = Normed("2", H, !G.MoeDispatch.size());
+  if (G.Moe && !G.MoeDispatch.empty()) {
+    Line("param W1 : bf16[X_D, E, F_T];");
+    Line("param W2 : bf16[X_D, F_T, E];");
+    Line(fmt::format("m[{}, E] = moe({}, W1, W2; top = {}, capacity = 1.25, "
+                     "dispatch = {});",
+                     Lead, In, G.Top, G.MoeDispatch));
+  } else if (G.Moe) {
     Line("param W1 : bf16[X_D, E, F];");
     Line("param W2 : bf16[X_D, F, E];");
     if (G.Gated)

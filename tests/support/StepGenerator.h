@@ -5,7 +5,8 @@
 // (examples/llama3_8b_fp8_train.shard): optional embedding and loss head
 // (embed, cross_entropy), a `repeat` of layers with a norm (rmsnorm or
 // layernorm), attention (fused or not, causal or not, grouped-query heads),
-// a gated or plain MLP or a MoE layer, tensor and sequence parallelism,
+// a gated or plain MLP or a MoE layer (expert tensor parallelism with either
+// dispatch order), tensor and sequence parallelism, `fuse`,
 // optionally pipelined over P (gpipe, 1f1b, interleaved), and a `train { }`
 // block drawing from every setting (ZeRO, recompute, optimizer, overlap,
 // fixed costs, fp8, syncs). Every choice comes from a Chooser, so the same
@@ -32,6 +33,9 @@ struct GenStep {
   std::string Norm;            ///< "", "rmsnorm" or "layernorm"
   bool Attention = true, Fused = true, Causal = true;
   bool Gated = true, Moe = false;
+  /// With Moe and Seq: the experts' F over T and moe's `dispatch` order
+  /// (empty: the tokens are gathered first, as a user writes it by hand).
+  std::string MoeDispatch;
   int64_t B = 8, S = 512, E = 1024, F = 4096, N = 8, K = 8, H = 128;
   int64_t V = 32768, X = 8, Top = 2;
   int64_t Layers = 1, Chunks = 1; ///< layers per stage and chunk
