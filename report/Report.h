@@ -11,6 +11,7 @@
 #define SHARDC_REPORT_REPORT_H
 
 #include "passes/Pipeline.h"
+#include "report/Timeline.h"
 #include "support/Format.h"
 #include <string>
 
@@ -35,8 +36,10 @@ struct TraceSummary {
   bool Aggregated = false;
   int64_t FullEvents = 0;
 };
-/// The step's timeline as Chrome trace-event JSON (docs/trace.md).
-TraceSummary printTraceReport(const MeshCompile &C, llvm::raw_ostream &OS);
+/// The step's timeline as Chrome trace-event JSON (docs/trace.md),
+/// aggregated past \p EventLimit events.
+TraceSummary printTraceReport(const MeshCompile &C, llvm::raw_ostream &OS,
+                              int64_t EventLimit = TraceEventLimit);
 /// A trace with no events, for a program without a mesh.
 void printEmptyTraceReport(llvm::raw_ostream &OS);
 

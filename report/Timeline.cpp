@@ -130,7 +130,9 @@ struct Drawn {
 
 class Builder {
 public:
-  explicit Builder(const MeshCompile &C) : C(C), M(*C.lowered()) {}
+  Builder(const MeshCompile &C, int64_t EventLimit) : C(C), M(*C.lowered()) {
+    T.EventLimit = EventLimit;
+  }
   Timeline build();
 
 private:
@@ -163,7 +165,7 @@ Timeline Builder::forwardOnly() {
   Runs Stmts;
   statementsOf(M.body(), 1, Stmts, true);
   T.FullEvents = eventsOf(Stmts);
-  T.Aggregated = T.FullEvents > TraceEventLimit;
+  T.Aggregated = T.FullEvents > T.EventLimit;
   if (!T.Aggregated) {
     Stmts.clear();
     statementsOf(M.body(), 1, Stmts, false);
@@ -363,7 +365,7 @@ Timeline Builder::build() {
     }
     if (Agg) {
       T.FullEvents = fullEvents(S, Fwd, Bwd);
-      T.Aggregated = T.FullEvents > TraceEventLimit;
+      T.Aggregated = T.FullEvents > T.EventLimit;
       if (T.Aggregated)
         break;
     }
@@ -400,6 +402,6 @@ Timeline Builder::build() {
 
 } // namespace
 
-Timeline shardc::buildTimeline(const MeshCompile &C) {
-  return Builder(C).build();
+Timeline shardc::buildTimeline(const MeshCompile &C, int64_t EventLimit) {
+  return Builder(C, EventLimit).build();
 }

@@ -58,14 +58,17 @@ struct Timeline {
   double End = 0;
   std::vector<TimelineSlice> Slices;
   /// The events the trace would have drawn one by one (at most 2^63 - 1),
-  /// and whether that was past TraceEventLimit so it was aggregated.
+  /// and whether that was past the event limit so it was aggregated.
   int64_t FullEvents = 0;
+  int64_t EventLimit = TraceEventLimit;
   bool Aggregated = false;
 };
 
 /// Lays out the costed program \p C (after schedule-step for a training
-/// step; after estimate-costs otherwise).
-Timeline buildTimeline(const MeshCompile &C);
+/// step; after estimate-costs otherwise), aggregating past \p EventLimit
+/// events (the fuzz targets draw with a small one, to stay fast).
+Timeline buildTimeline(const MeshCompile &C,
+                       int64_t EventLimit = TraceEventLimit);
 
 } // namespace shardc
 

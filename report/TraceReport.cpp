@@ -142,8 +142,9 @@ void attachedCollectives(OStream &J, const MeshCompile &C,
 } // namespace
 
 TraceSummary shardc::printTraceReport(const MeshCompile &C,
-                                      llvm::raw_ostream &OS) {
-  Timeline T = buildTimeline(C);
+                                      llvm::raw_ostream &OS,
+                                      int64_t EventLimit) {
+  Timeline T = buildTimeline(C, EventLimit);
   // Slices are named as the report's rows (derived ones that share a
   // name as --emit=ir prints their values).
   std::vector<std::string> Names = rowNames(C);
@@ -159,7 +160,7 @@ TraceSummary shardc::printTraceReport(const MeshCompile &C,
       J.attribute("end_s", T.End);
       if (T.Aggregated) {
         J.attribute("aggregated", true);
-        J.attribute("event_limit", TraceEventLimit);
+        J.attribute("event_limit", T.EventLimit);
         J.attribute("full_events", T.FullEvents);
       }
     });

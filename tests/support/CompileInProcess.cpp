@@ -172,7 +172,7 @@ shardc::testgen::compileInProcess(llvm::StringRef Source,
     R->InternalError = checkJsonSane(R->Json, "JSON report");
     if (O.Trace && R->InternalError.empty()) {
       llvm::raw_string_ostream Trace(R->Trace);
-      printTraceReport(*R->Compile, Trace);
+      printTraceReport(*R->Compile, Trace, O.TraceEvents);
       R->InternalError = checkJsonSane(R->Trace, "trace");
     }
   }
