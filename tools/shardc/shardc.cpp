@@ -1,7 +1,9 @@
 //===- shardc.cpp - The shardc driver -------------------------------------===//
 //
-// Owns option parsing and pipeline assembly, nothing else: read the input,
-// load and check the program, run the passes, print what --emit asks for.
+// Owns option parsing and the run over the input files, nothing else: read
+// each input (each chunk of it), hand it to compileBuffer (Emit.cpp: load
+// and check the program, run the passes, print what --emit asks for), and
+// write the outputs.
 //
 // Exit codes:
 //   0  success (with --verify-diagnostics: the diagnostics matched)
@@ -12,49 +14,30 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Calibrate.h"
+#include "Driver.h"
 #include "Output.h"
 #include "SplitInput.h"
 #include "StdlibDir.h"
 #include "Version.h"
-#include "diag/Diagnostic.h"
-#include "diag/DiagnosticVerifier.h"
-#include "frontend/AST.h"
 #include "frontend/Compiler.h"
-#include "frontend/Parser.h"
-#include "ir/IR.h"
 #include "passes/Pipeline.h"
 #include "report/Report.h"
-#include "report/Timeline.h"
 #include "shardc/Config.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/thread.h"
 #include <algorithm>
 #include <exception>
-#include <optional>
 
 using namespace shardc;
 namespace cl = llvm::cl;
 
 namespace {
 
-enum ExitCode : int {
-  ExitSuccess = 0,
-  ExitInputErrors = 1,
-  ExitUsage = 2,
-  ExitInternal = 3,
-};
-
-enum class EmitKind { Tokens, AST, IR, Costs, Report };
-enum class OutputFormat { Text, JSON, Trace, Svg };
 enum class ColorMode { Auto, Always, Never };
 
 cl::OptionCategory ShardcCategory("shardc options");
@@ -124,10 +107,6 @@ cl::opt<bool> PrintStdlibDir(
     cl::desc("Print the folder of the stdlib presets (nvidia.shard) and exit"),
     cl::cat(ShardcCategory));
 
-/// The pseudo-pass of --print-ir-after that names the IR as the frontend
-/// lowered it: the only place its `reshard` ops can be seen.
-constexpr const char *CheckStage = "check";
-
 /// `--color=auto|always|never`. LLVM's Support library registers a boolean
 /// `--color` of its own, which WithColor (and so SourceMgr's diagnostics)
 /// consults; ours takes its name on the command line and, once parsed, sets
@@ -164,27 +143,6 @@ void applyColorOption() {
                              (B == cl::BOU_UNSET && llvm::errs().has_colors()));
 }
 
-/// Starts a `shardc: error: ` line on stderr for problems that are not in the
-/// user's source (flags, files, internal errors).
-llvm::raw_ostream &driverError() {
-  return llvm::WithColor::error(llvm::errs(), "shardc");
-}
-
-/// Everything the pipeline needs from the command line, read once.
-struct DriverOptions {
-  std::vector<std::string> Inputs;
-  std::string OutputPath = "-";
-  EmitKind Emit = EmitKind::Report;
-  OutputFormat Format = OutputFormat::Text;
-  bool SplitInputFile = false;
-  bool VerifyDiagnostics = false;
-  bool VerifyEach = false;
-  bool Colors = false;
-  unsigned ErrorLimit = 20;
-  std::vector<std::string> PrintIRAfter;
-  CompileOptions Compile;
-};
-
 DriverOptions readOptions(const std::string &StdlibDir) {
   DriverOptions O;
   O.Inputs.assign(InputFiles.begin(), InputFiles.end());
@@ -200,189 +158,6 @@ DriverOptions readOptions(const std::string &StdlibDir) {
   O.Compile.StdlibDir = StdlibDir;
   O.Compile.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
   return O;
-}
-
-/// Whether the output is the JSON array of reports (docs/json.md).
-bool jsonReport(const DriverOptions &O) {
-  return O.Emit == EmitKind::Report && O.Format == OutputFormat::JSON;
-}
-
-/// Runs the pass pipeline on a checked module for the mesh its file names.
-/// Returns null after reporting an error: a pass found a problem in the
-/// input (already reported), or the IR verifier found a broken invariant (a
-/// shardc bug, reported here).
-std::unique_ptr<MeshCompile> runPasses(const Module &M, DiagnosticEngine &Diags,
-                                       const DriverOptions &O,
-                                       llvm::raw_ostream &OS) {
-  if (O.VerifyEach) {
-    std::string Broken = verifyModule(M);
-    if (!Broken.empty()) {
-      driverError() << "internal error: invalid IR after checking: " << Broken
-                    << "\n";
-      return nullptr;
-    }
-  }
-  // The JSON report's output is one JSON document: IR dumps go to stderr.
-  llvm::raw_ostream &Dumps = jsonReport(O) ? llvm::errs() : OS;
-  if (llvm::is_contained(O.PrintIRAfter, CheckStage)) {
-    Dumps << "// IR after " << CheckStage << "\n";
-    printModule(M, Dumps);
-  }
-  PipelineOptions P;
-  P.VerifyEach = O.VerifyEach;
-  P.PrintAfter = O.PrintIRAfter;
-  P.PrintIR = [](const MeshCompile &C, llvm::raw_ostream &OS) {
-    printAnnotated(C, OS, /*WithCosts=*/true);
-  };
-  auto C = std::make_unique<MeshCompile>(M, M.mesh());
-  if (llvm::Error E = runPipeline(*C, Diags, P, Dumps)) {
-    std::string Msg = llvm::toString(std::move(E));
-    if (!Diags.hasErrors())
-      driverError() << "internal error: " << Msg << "\n";
-    return nullptr;
-  }
-  return C;
-}
-
-/// Compiles buffer \p Id as far as --emit needs and prints the result to
-/// \p OS; in JSON mode, prints \p Json's entry when the compile got as far
-/// as a report. Returns the exit code; input errors are already reported.
-int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
-                   llvm::raw_ostream &OS, JsonEntry *Json) {
-  llvm::SourceMgr &SM = Diags.sourceMgr();
-  // Tokens come straight from the lexer, so the lexer can be inspected on a
-  // file whose imports or syntax are broken.
-  if (O.Emit == EmitKind::Tokens)
-    return dumpTokens(Id, Diags, OS, O.Compile.Limits) ? ExitSuccess
-                                                       : ExitInputErrors;
-  Program P;
-  if (!loadProgram(Id, Diags, O.Compile, P))
-    return ExitInputErrors;
-  if (O.Emit == EmitKind::AST) {
-    printAST(*P.Files.back(), SM, OS);
-    return ExitSuccess;
-  }
-  if (!checkProgram(Diags, P))
-    return ExitInputErrors;
-  // The checked module owns all it refers to: the ASTs (a third of a large
-  // program's memory) can go before the passes run.
-  P.Files.clear();
-  std::unique_ptr<MeshCompile> C;
-  if (P.IR && !(C = runPasses(*P.IR, Diags, O, OS)))
-    return Diags.hasErrors() ? ExitInputErrors : ExitInternal;
-  switch (O.Emit) {
-  case EmitKind::IR:
-  case EmitKind::Costs:
-    if (C)
-      printAnnotated(*C, OS, O.Emit == EmitKind::Costs);
-    break;
-  case EmitKind::Report:
-    if (Json) {
-      // A step over the chip's HBM is an error whose report is still
-      // printed (COST-MODEL.md §7): status "error" with the report.
-      Json->Compile = C.get();
-      Json->Failed = Diags.hasErrors();
-      printJsonEntry(*Json, OS);
-      Json->Compile = nullptr;
-    } else if (O.Format == OutputFormat::Trace) {
-      // A trace is always a trace: no mesh, an empty timeline (and a note,
-      // as text and JSON succeed on it too).
-      if (!C) {
-        llvm::WithColor::note(llvm::errs(), "shardc")
-            << "no mesh declared: nothing to trace (the trace is empty)\n";
-        printEmptyTraceReport(OS);
-        break;
-      }
-      TraceSummary Drawn = printTraceReport(*C, OS);
-      if (Drawn.Aggregated)
-        llvm::WithColor::warning(llvm::errs(), "shardc")
-            << "the trace would have " << Drawn.FullEvents
-            << " events, more than its limit of " << TraceEventLimit
-            << ": repeats and microbatches are aggregated (docs/trace.md)\n";
-    } else if (O.Format == OutputFormat::Svg) {
-      if (C) {
-        printRooflineSvg(*C, OS);
-        break;
-      }
-      llvm::WithColor::note(llvm::errs(), "shardc")
-          << "no mesh declared: nothing to plot (the picture says so)\n";
-      printEmptyRooflineSvg(OS);
-    } else if (C) {
-      printTextReport(*C, OS);
-    } else {
-      OS << "no mesh declared: nothing to cost (declare a mesh and "
-            "tensors)\n";
-    }
-    break;
-  case EmitKind::Tokens:
-  case EmitKind::AST:
-    llvm_unreachable("handled above");
-  }
-  return ExitSuccess;
-}
-
-/// Records each diagnostic for the JSON entry, with its place.
-void recordDiagnostics(DiagnosticEngine &Diags, JsonEntry &Json) {
-  llvm::SourceMgr &SM = Diags.sourceMgr();
-  Diags.setObserver([&SM, &Json](const Diagnostic &D) {
-    static const char *Names[] = {"error", "warning", "note", "remark"};
-    JsonDiagnostic J{Names[unsigned(D.Sev)], D.Message, "", 0, 0};
-    if (unsigned Buf = D.Range.Start.isValid()
-                           ? SM.FindBufferContainingLoc(D.Range.Start)
-                           : 0) {
-      J.File = SM.getMemoryBuffer(Buf)->getBufferIdentifier().str();
-      std::tie(J.Line, J.Column) = SM.getLineAndColumn(D.Range.Start, Buf);
-    }
-    Json.Diagnostics.push_back(std::move(J));
-  });
-}
-
-/// Compiles one buffer with its own SourceMgr and engine, so the chunks of
-/// --split-input-file cannot see each other's errors or imports. Chunk
-/// \p Chunk of its file, for the JSON entry.
-int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
-                  const DriverOptions &O, llvm::raw_ostream &OS) {
-  llvm::SourceMgr SM;
-  std::string Source = Buffer->getBufferIdentifier().str();
-  unsigned Id = SM.AddNewSourceBuffer(std::move(Buffer), llvm::SMLoc());
-  DiagnosticEngine Diags(SM);
-  Diags.setErrorLimit(O.ErrorLimit);
-  Diags.setShowColors(O.Colors);
-  std::optional<JsonEntry> Json;
-  if (jsonReport(O)) {
-    Json.emplace();
-    Json->Source = Source;
-    Json->Chunk = Chunk;
-    recordDiagnostics(Diags, *Json);
-  }
-  std::optional<DiagnosticVerifier> Verifier;
-  if (O.VerifyDiagnostics) {
-    Verifier.emplace(Diags);
-    Verifier->addExpectations(Id);
-  }
-  int Code = compileAndEmit(Id, Diags, O, OS, Json ? &*Json : nullptr);
-  if (Code == ExitSuccess && Diags.hasErrors())
-    Code = ExitInputErrors;
-  // A file of several programs compiled as one fails with redeclarations
-  // by the dozen: say what it is (after its errors, where the eye ends).
-  if (Code == ExitInputErrors && !O.SplitInputFile && !O.VerifyDiagnostics)
-    if (std::optional<unsigned> Line =
-            firstSplitMarker(SM.getMemoryBuffer(Id)->getBuffer()))
-      llvm::WithColor::note(llvm::errs(), "shardc")
-          << Source << ":" << *Line
-          << ": this file has '// -----' lines separating programs; pass "
-             "--split-input-file to compile each on its own\n";
-  if (Json && Code != ExitSuccess && !Json->Failed) {
-    // The compile stopped before its report: the entry says what went wrong
-    // instead (nothing of it was printed yet: IR dumps go to stderr).
-    Json->Compile = nullptr;
-    Json->Failed = true;
-    printJsonEntry(*Json, OS);
-  }
-  if (!Verifier || Code > ExitInputErrors)
-    return Code;
-  return Verifier->verify(llvm::errs(), O.Colors) ? ExitSuccess
-                                                  : ExitInputErrors;
 }
 
 /// Compiles input file \p File (each chunk of it, with --split-input-file)
@@ -558,6 +333,10 @@ int runCalibrateCommand(int Argc, char **Argv) {
 }
 
 } // namespace
+
+llvm::raw_ostream &shardc::driverError() {
+  return llvm::WithColor::error(llvm::errs(), "shardc");
+}
 
 int main(int Argc, char **Argv) {
   llvm::InitLLVM X(Argc, Argv);
