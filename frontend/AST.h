@@ -132,6 +132,10 @@ struct MeshAxisAST {
 struct MeshDecl : DeclOf<DeclKind::Mesh> {
   Ident Name, Cluster;
   std::vector<MeshAxisAST> Axes;
+  /// Where the sizes were given when not in the file: `--mesh`'s argument
+  /// (frontend/Overrides.h), where a mesh too large for its cluster is
+  /// reported. Invalid for the file's own.
+  llvm::SMRange SizesAt;
 };
 struct Binding {
   Ident Name;

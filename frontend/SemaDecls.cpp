@@ -448,14 +448,18 @@ void Sema::mesh(const MeshDecl &D) {
     }
     M.Axes.push_back({A.Name.Name, *N});
   }
+  // Sizes given by --mesh are reported where they were given.
+  llvm::SMRange SizesAt = D.SizesAt.isValid() ? D.SizesAt : D.Range;
   if (Ok && Chips > MaxMeshChips) {
-    Diags.report(D.Range, diag::TooManyChips, "mesh '" + M.Name + "'",
+    Diags.report(SizesAt, diag::TooManyChips, "mesh '" + M.Name + "'",
                  std::to_string(Chips), MaxMeshChips);
     Ok = false;
   }
   if (Ok && ClusterOk && Chips > M.Cluster->numChips()) {
-    Diags.report(D.Range, diag::MeshTooLarge, M.Name, Chips, M.Cluster->Name,
+    Diags.report(SizesAt, diag::MeshTooLarge, M.Name, Chips, M.Cluster->Name,
                  M.Cluster->numChips());
+    if (D.SizesAt.isValid())
+      Diags.report(D.Range, diag::MeshDeclaredHere, M.Name);
     Ok = false;
   }
   Symbol S{SymKind::Mesh, D.Name.Range, !(Ok && ClusterOk)};

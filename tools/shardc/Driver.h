@@ -9,6 +9,7 @@
 #define SHARDC_TOOLS_DRIVER_H
 
 #include "frontend/Compiler.h"
+#include "frontend/Overrides.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include <memory>
@@ -44,6 +45,8 @@ struct DriverOptions {
   unsigned ErrorLimit = 20;
   std::vector<std::string> PrintIRAfter;
   CompileOptions Compile;
+  /// -D and --mesh, applied to every input (each chunk of it).
+  Overrides Edits;
 };
 
 /// Whether the output is the JSON array of reports (docs/json.md).

@@ -122,7 +122,9 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
     printAST(*P.Files.back(), SM, OS);
     return ExitSuccess;
   }
-  if (!checkProgram(Diags, P))
+  // -D and --mesh edit the syntax trees as if the file said so; the tokens
+  // and the syntax tree above are the file's as written.
+  if (!applyOverrides(O.Edits, Diags, P) || !checkProgram(Diags, P))
     return ExitInputErrors;
   // The checked module owns all it refers to: the ASTs (a third of a large
   // program's memory) can go before the passes run.

@@ -84,6 +84,16 @@ cl::opt<bool> SplitInputFile(
     "split-input-file",
     cl::desc("Compile each '// -----' separated chunk of FILE on its own"),
     cl::cat(ShardcCategory));
+cl::list<std::string> Defines(
+    "D", cl::Prefix,
+    cl::desc("Compile as if the main file set NAME (a dim, a let or a train "
+             "setting) to VALUE"),
+    cl::value_desc("NAME=VALUE"), cl::cat(ShardcCategory));
+cl::opt<std::string>
+    MeshSizes("mesh",
+              cl::desc("Compile as if the program's mesh had these sizes "
+                       "(the axes not named keep theirs)"),
+              cl::value_desc("'AXIS: SIZE, ...'"), cl::cat(ShardcCategory));
 cl::opt<unsigned> ErrorLimit("error-limit", cl::init(20),
                              cl::desc("Stop after N errors (0: no limit)"),
                              cl::value_desc("N"), cl::cat(ShardcCategory));
@@ -157,6 +167,9 @@ DriverOptions readOptions(const std::string &StdlibDir) {
   O.PrintIRAfter.assign(PrintIRAfter.begin(), PrintIRAfter.end());
   O.Compile.StdlibDir = StdlibDir;
   O.Compile.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
+  O.Edits.Defines.assign(Defines.begin(), Defines.end());
+  if (MeshSizes.getNumOccurrences())
+    O.Edits.Mesh = MeshSizes;
   return O;
 }
 
