@@ -17,6 +17,7 @@
 #include <vector>
 
 namespace shardc {
+struct SummaryRow;
 
 enum ExitCode : int {
   ExitSuccess = 0,
@@ -39,6 +40,7 @@ struct DriverOptions {
   EmitKind Emit = EmitKind::Report;
   OutputFormat Format = OutputFormat::Text;
   bool SplitInputFile = false;
+  bool Summary = false; ///< --summary: a line per program after the reports
   bool VerifyDiagnostics = false;
   bool VerifyEach = false;
   bool Colors = false;
@@ -62,8 +64,10 @@ llvm::raw_ostream &driverError();
 /// --split-input-file cannot see each other's errors or imports, and prints
 /// what --emit asks for to \p OS. \p Chunk is the chunk's index in its file,
 /// for the JSON entry. Returns the exit code; input errors are reported.
+/// With \p Summary, appends the buffer's line of --summary.
 int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
-                  const DriverOptions &O, llvm::raw_ostream &OS);
+                  const DriverOptions &O, llvm::raw_ostream &OS,
+                  std::vector<SummaryRow> *Summary);
 
 } // namespace shardc
 

@@ -15,7 +15,9 @@
 #include "ir/IR.h"
 #include "passes/Pipeline.h"
 #include "report/Report.h"
+#include "report/Summary.h"
 #include "report/Timeline.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include <optional>
@@ -108,7 +110,7 @@ void emitReport(const MeshCompile *C, DiagnosticEngine &Diags,
 /// \p OS; in JSON mode, prints \p Json's entry when the compile got as far
 /// as a report. Returns the exit code; input errors are already reported.
 int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
-                   llvm::raw_ostream &OS, JsonEntry *Json) {
+                   llvm::raw_ostream &OS, JsonEntry *Json, SummaryRow *Row) {
   llvm::SourceMgr &SM = Diags.sourceMgr();
   // Tokens come straight from the lexer, so the lexer can be inspected on a
   // file whose imports or syntax are broken.
@@ -132,6 +134,12 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
   std::unique_ptr<MeshCompile> C;
   if (P.IR && !(C = runPasses(*P.IR, Diags, O, OS)))
     return Diags.hasErrors() ? ExitInputErrors : ExitInternal;
+  if (Row && C) {
+    std::string Where = std::move(Row->Where);
+    *Row = summaryRow(*C, Diags.hasErrors());
+    Row->Where = std::move(Where);
+  } else if (Row)
+    Row->Status = "no mesh: nothing to cost";
   switch (O.Emit) {
   case EmitKind::IR:
   case EmitKind::Costs:
@@ -168,7 +176,8 @@ void recordDiagnostics(DiagnosticEngine &Diags, JsonEntry &Json) {
 
 int shardc::compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer,
                           unsigned Chunk, const DriverOptions &O,
-                          llvm::raw_ostream &OS) {
+                          llvm::raw_ostream &OS,
+                          std::vector<SummaryRow> *Summary) {
   llvm::SourceMgr SM;
   std::string Source = Buffer->getBufferIdentifier().str();
   unsigned Id = SM.AddNewSourceBuffer(std::move(Buffer), llvm::SMLoc());
@@ -187,7 +196,20 @@ int shardc::compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer,
     Verifier.emplace(Diags);
     Verifier->addExpectations(Id);
   }
-  int Code = compileAndEmit(Id, Diags, O, OS, Json ? &*Json : nullptr);
+  std::optional<SummaryRow> Row;
+  if (Summary) {
+    // A chunk keeps its file's line numbers: its first line is the first
+    // after the newlines that stand for the lines before it.
+    llvm::StringRef Text = SM.getMemoryBuffer(Id)->getBuffer();
+    Row.emplace();
+    Row->Where = llvm::sys::path::filename(Source).str() + ":" +
+                 std::to_string(Text.size() - Text.ltrim('\n').size() + 1);
+    Row->Status = "errors: nothing to cost";
+  }
+  int Code = compileAndEmit(Id, Diags, O, OS, Json ? &*Json : nullptr,
+                            Row ? &*Row : nullptr);
+  if (Row)
+    Summary->push_back(std::move(*Row));
   if (Code == ExitSuccess && Diags.hasErrors())
     Code = ExitInputErrors;
   // A file of several programs compiled as one fails with redeclarations

@@ -22,6 +22,7 @@
 #include "frontend/Compiler.h"
 #include "passes/Pipeline.h"
 #include "report/Report.h"
+#include "report/Summary.h"
 #include "shardc/Config.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -94,6 +95,11 @@ cl::opt<std::string>
               cl::desc("Compile as if the program's mesh had these sizes "
                        "(the axes not named keep theirs)"),
               cl::value_desc("'AXIS: SIZE, ...'"), cl::cat(ShardcCategory));
+cl::opt<bool> SummaryTable(
+    "summary",
+    cl::desc("After the reports, a line per program (per chunk with "
+             "--split-input-file): mesh, step time, MFU, memory, fits"),
+    cl::cat(ShardcCategory));
 cl::opt<unsigned> ErrorLimit("error-limit", cl::init(20),
                              cl::desc("Stop after N errors (0: no limit)"),
                              cl::value_desc("N"), cl::cat(ShardcCategory));
@@ -160,6 +166,7 @@ DriverOptions readOptions(const std::string &StdlibDir) {
   O.Emit = Emit;
   O.Format = Format;
   O.SplitInputFile = SplitInputFile;
+  O.Summary = SummaryTable;
   O.VerifyDiagnostics = VerifyDiagnostics;
   O.VerifyEach = VerifyEach;
   O.Colors = llvm::errs().colors_enabled();
@@ -175,7 +182,9 @@ DriverOptions readOptions(const std::string &StdlibDir) {
 
 /// Compiles input file \p File (each chunk of it, with --split-input-file)
 /// and writes what each chunk prints to \p Out. Returns the worst exit code.
-int runFile(size_t File, const DriverOptions &O, OutputWriter &Out) {
+/// With --summary, appends each chunk's line to \p Summary.
+int runFile(size_t File, const DriverOptions &O, OutputWriter &Out,
+            std::vector<SummaryRow> &Summary) {
   const std::string &Path = O.Inputs[File];
   auto BufferOrErr = readSourceFile(Path, O.Compile.Limits.MaxFileBytes);
   if (!BufferOrErr) {
@@ -189,6 +198,11 @@ int runFile(size_t File, const DriverOptions &O, OutputWriter &Out) {
       printJsonEntry(E, OS);
     }
     Out.endChunk();
+    if (O.Summary) {
+      Summary.emplace_back();
+      Summary.back().Where = Path;
+      Summary.back().Status = "unreadable: nothing to cost";
+    }
     return ExitUsage;
   }
   std::vector<std::unique_ptr<llvm::MemoryBuffer>> Chunks;
@@ -199,7 +213,8 @@ int runFile(size_t File, const DriverOptions &O, OutputWriter &Out) {
   int Worst = ExitSuccess;
   for (size_t I = 0; I < Chunks.size(); ++I) {
     llvm::raw_ostream &OS = Out.beginChunk(File, I);
-    Worst = std::max(Worst, compileBuffer(std::move(Chunks[I]), I, O, OS));
+    Worst = std::max(Worst, compileBuffer(std::move(Chunks[I]), I, O, OS,
+                                          O.Summary ? &Summary : nullptr));
     Out.endChunk();
   }
   return Worst;
@@ -212,9 +227,10 @@ int runDriver(const DriverOptions &O) {
     return ExitUsage;
   int Worst = ExitSuccess;
   OutputWriter Writer(Out.os(), jsonReport(O), O.Inputs);
+  std::vector<SummaryRow> Summary;
   try {
     for (size_t I = 0; I < O.Inputs.size(); ++I)
-      Worst = std::max(Worst, runFile(I, O, Writer));
+      Worst = std::max(Worst, runFile(I, O, Writer, Summary));
   } catch (...) {
     // An internal error (main reports it): what was written stays a
     // well-formed document (-o FILE is not written all the same).
@@ -223,6 +239,8 @@ int runDriver(const DriverOptions &O) {
     throw;
   }
   Writer.finish();
+  if (O.Summary)
+    printSummary(Summary, Out.os());
   // Kept even after input errors: it holds what compiled, and an -o file
   // that vanishes on error surprises scripts.
   return Out.commit() ? Worst : ExitUsage;
@@ -252,6 +270,15 @@ bool checkUsage() {
       (InputFiles.size() > 1 || SplitInputFile)) {
     driverError() << "--format=svg draws one program's roofline: give one "
                      "input file, without --split-input-file\n";
+    return false;
+  }
+  // The summary is a table for people, after the text reports; the JSON
+  // entries carry its numbers.
+  if (SummaryTable &&
+      (Emit != EmitKind::Report || Format != OutputFormat::Text)) {
+    driverError() << "--summary follows text reports: it takes neither "
+                     "--emit nor --format (the JSON entries carry its "
+                     "numbers)\n";
     return false;
   }
   if (InputFiles.empty() && !PrintStdlibDir) {
