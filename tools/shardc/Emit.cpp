@@ -17,7 +17,6 @@
 #include "report/Report.h"
 #include "report/Summary.h"
 #include "report/Timeline.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include <optional>
@@ -202,8 +201,10 @@ int shardc::compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer,
     // after the newlines that stand for the lines before it.
     llvm::StringRef Text = SM.getMemoryBuffer(Id)->getBuffer();
     Row.emplace();
-    Row->Where = llvm::sys::path::filename(Source).str() + ":" +
-                 std::to_string(Text.size() - Text.ltrim('\n').size() + 1);
+    Row->Where = Source;
+    if (O.SplitInputFile)
+      Row->Where +=
+          ":" + std::to_string(Text.size() - Text.ltrim('\n').size() + 1);
     Row->Status = "errors: nothing to cost";
   }
   int Code = compileAndEmit(Id, Diags, O, OS, Json ? &*Json : nullptr,
