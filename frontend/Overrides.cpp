@@ -61,6 +61,9 @@ private:
   }
   std::vector<Token> lex(size_t Begin, size_t End) const;
   ExprPtr value(const std::vector<Token> &Toks) const;
+  std::optional<Target> findDimOrLet(const std::string &N,
+                                     std::vector<std::string> &Names);
+  TrainDecl *mainTrain();
   void setKnob(TrainDecl &Train, const std::string &Name, llvm::SMRange NameAt,
                ExprPtr V);
   MeshDecl *programMesh(llvm::SMRange At);
@@ -107,6 +110,37 @@ ExprPtr Applier::value(const std::vector<Token> &T) const {
   return E;
 }
 
+/// The main file's top-level dim or let \p N (what a user sees and edits);
+/// appends every such name to \p Names, for "did you mean".
+std::optional<Target> Applier::findDimOrLet(const std::string &N,
+                                            std::vector<std::string> &Names) {
+  std::optional<Target> Found;
+  for (DeclPtr &D : P.Files.back()->Items) {
+    std::vector<Binding> *Bs = nullptr;
+    llvm::StringRef Kind;
+    if (auto *Dim = llvm::dyn_cast<DimDecl>(D.get()))
+      Bs = &Dim->Bindings, Kind = "dim";
+    else if (auto *Let = llvm::dyn_cast<LetDecl>(D.get()))
+      Bs = &Let->Bindings, Kind = "let";
+    if (!Bs)
+      continue;
+    for (Binding &B : *Bs) {
+      Names.push_back(B.Name.Name);
+      if (B.Name.Name == N && !Found)
+        Found = Target{&B, Kind};
+    }
+  }
+  return Found;
+}
+
+/// The main file's train block (Sema reports a second one), if any.
+TrainDecl *Applier::mainTrain() {
+  for (DeclPtr &D : P.Files.back()->Items)
+    if (auto *T = llvm::dyn_cast<TrainDecl>(D.get()))
+      return T;
+  return nullptr;
+}
+
 /// `-D NAME=VALUE`, the argument at [Begin, End) of the buffer.
 void Applier::define(size_t Begin, size_t End) {
   size_t Eq = Buf.slice(Begin, End).find('=');
@@ -126,29 +160,10 @@ void Applier::define(size_t Begin, size_t End) {
                  diag::OverrideBadValue, text(ValueBegin, End));
     return;
   }
-  // The main file's top-level dims and lets: what a user sees and edits.
-  std::optional<Target> Found;
   std::vector<std::string> Names;
-  for (DeclPtr &D : P.Files.back()->Items) {
-    std::vector<Binding> *Bs = nullptr;
-    llvm::StringRef Kind;
-    if (auto *Dim = llvm::dyn_cast<DimDecl>(D.get()))
-      Bs = &Dim->Bindings, Kind = "dim";
-    else if (auto *Let = llvm::dyn_cast<LetDecl>(D.get()))
-      Bs = &Let->Bindings, Kind = "let";
-    if (!Bs)
-      continue;
-    for (Binding &B : *Bs) {
-      Names.push_back(B.Name.Name);
-      if (B.Name.Name == N && !Found)
-        Found = Target{&B, Kind};
-    }
-  }
+  std::optional<Target> Found = findDimOrLet(N, Names);
   // Without a train block a name can only be the dim or let it names.
-  TrainDecl *Train = nullptr;
-  for (DeclPtr &D : P.Files.back()->Items)
-    if (auto *T = llvm::dyn_cast<TrainDecl>(D.get()); T && !Train)
-      Train = T;
+  TrainDecl *Train = mainTrain();
   bool Knob = findSchema(PropOwner::Train, N) != nullptr;
   if (Found && Knob && Train) {
     Diags.report(NameAt, diag::OverrideAmbiguous, N, Found->Kind);
