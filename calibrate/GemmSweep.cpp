@@ -218,15 +218,19 @@ std::optional<PresetBlock> calibrateChip(llvm::ArrayRef<GemmSweep> Sweeps,
                      P.M, P.N, P.K,
                      formatAmount(C.Peak * C.Ceiling, "FLOP/s"))});
   }
+  // A dtype with its own peak (fp8) gets its own classes and wave overhead,
+  // so the chip's bf16 GEMMs keep theirs (docs/language.md, GEMM tiles).
+  bool OwnDtype = T != DType::bf16 && T != DType::fp16;
   for (const TileClass &Tc : F.Tiles)
     B.Constants.push_back(
         {"", 0, false, "fitted; " + Err,
-         fmt::format("tile {} {{ m = {}; n = {}; ctas = {}; efficiency = {}; "
-                     "}}",
-                     Tc.Name, Tc.M, Tc.N, Tc.Ctas,
-                     formatPlain(Tc.Efficiency))});
-  B.Constants.push_back(
-      {"wave_overhead", F.WaveOverhead, true, "fitted; " + Err});
+         fmt::format("tile {}{} {{ m = {}; n = {}; ctas = {}; efficiency = "
+                     "{};{} }}",
+                     OwnDtype ? Name + "_" : "", Tc.Name, Tc.M, Tc.N, Tc.Ctas,
+                     formatPlain(Tc.Efficiency),
+                     OwnDtype ? " dtype = " + Name + ";" : "")});
+  B.Constants.push_back({OwnDtype ? "wave_overhead." + Name : "wave_overhead",
+                         F.WaveOverhead, true, "fitted; " + Err});
   return B;
 }
 
