@@ -64,6 +64,8 @@ private:
   std::optional<Target> findDimOrLet(const std::string &N,
                                      std::vector<std::string> &Names);
   TrainDecl *mainTrain();
+  ConfigDecl *mainConfig();
+  void setConfig(const std::string &Name, llvm::SMRange NameAt, ExprPtr V);
   void setKnob(TrainDecl &Train, const std::string &Name, llvm::SMRange NameAt,
                ExprPtr V);
   MeshDecl *programMesh(llvm::SMRange At);
@@ -141,6 +143,33 @@ TrainDecl *Applier::mainTrain() {
   return nullptr;
 }
 
+/// The main file's config block, if any.
+ConfigDecl *Applier::mainConfig() {
+  for (DeclPtr &D : P.Files.back()->Items)
+    if (auto *C = llvm::dyn_cast<ConfigDecl>(D.get()))
+      return C;
+  return nullptr;
+}
+
+/// Sets config setting \p Name: replaces its value in the main file's
+/// config block, or adds it there (adding the block where there is none).
+void Applier::setConfig(const std::string &Name, llvm::SMRange NameAt,
+                        ExprPtr V) {
+  ConfigDecl *C = mainConfig();
+  if (!C) {
+    auto New = std::make_unique<ConfigDecl>();
+    New->Range = NameAt;
+    C = New.get();
+    P.Files.back()->Items.push_back(std::move(New));
+  }
+  for (Property &Prop : C->Props)
+    if (Prop.Name.Name == Name) {
+      Prop.Value = std::move(V);
+      return;
+    }
+  C->Props.push_back({Ident{Name, NameAt}, std::move(V)});
+}
+
 /// `-D NAME=VALUE`, the argument at [Begin, End) of the buffer.
 void Applier::define(size_t Begin, size_t End) {
   size_t Eq = Buf.slice(Begin, End).find('=');
@@ -171,6 +200,18 @@ void Applier::define(size_t Begin, size_t End) {
                  N);
     return;
   }
+  // A config setting (`overlap`, `fuse`, ...) replaces the config block's
+  // value; `fuse`, which a train block may set too, goes where the file
+  // sets it, else to the train block if there is one.
+  bool ConfigKnob = findSchema(PropOwner::Config, N) != nullptr;
+  if (ConfigKnob && !Found) {
+    ConfigDecl *C = mainConfig();
+    bool InConfig = C && llvm::any_of(C->Props, [&](const Property &Prop) {
+                      return Prop.Name.Name == N;
+                    });
+    if (!Knob || InConfig || !Train)
+      return setConfig(N, NameAt, std::move(V));
+  }
   if (Knob && !Found) {
     if (!Train)
       return Diags.report(NameAt, diag::OverrideNeedsTrain, N);
@@ -178,6 +219,8 @@ void Applier::define(size_t Begin, size_t End) {
   }
   if (!Found) {
     for (const std::string &K : schemaNames(PropOwner::Train))
+      Names.push_back(K);
+    for (const std::string &K : schemaNames(PropOwner::Config))
       Names.push_back(K);
     if (auto Best = closestName(N, Names))
       Diags.report(NameAt, diag::OverrideUnknownSuggest, N, *Best);
