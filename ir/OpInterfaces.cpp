@@ -22,7 +22,7 @@ template <typename C> constexpr uint8_t interfacesOfClass() {
 
 // A kind that lists an interface derives from it, and one that derives
 // from an interface lists it (else isa<> would disagree with the class).
-#define OP(Kind, Class, Mnemonic, Noun, Interfaces)                            \
+#define OP(Kind, Class, Mnemonic, Noun, Fixed, Interfaces)                     \
   static_assert(interfacesOfClass<Class>() == uint8_t(Interfaces),             \
                 "Ops.def's interface column for " #Class                       \
                 " differs from the interfaces the class derives from");
@@ -41,7 +41,7 @@ template <typename I, typename C> I *asInterface(Op *O) {
 template <typename I> I *shardc::detail::interfaceCast(Op *O) {
   assert(isa<I>(O) && "the op's kind does not implement the interface");
   switch (O->kind()) {
-#define OP(Kind, Class, Mnemonic, Noun, Interfaces)                            \
+#define OP(Kind, Class, Mnemonic, Noun, Fixed, Interfaces)                     \
   case OpKind::Kind:                                                           \
     return asInterface<I, Class>(O);
 #include "ir/Ops.def"

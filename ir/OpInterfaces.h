@@ -86,7 +86,7 @@ enum OpInterfaceBits : uint8_t {
 
 /// The interfaces of each kind, indexed by OpKind (Ops.def's last column).
 inline constexpr std::array OpInterfaceTable = {
-#define OP(Kind, Class, Mnemonic, Noun, Interfaces) uint8_t(Interfaces),
+#define OP(Kind, Class, Mnemonic, Noun, Fixed, Interfaces) uint8_t(Interfaces),
 #include "ir/Ops.def"
 };
 

@@ -25,6 +25,16 @@ llvm::StringRef shardc::opNoun(OpKind K) {
   llvm_unreachable("every kind is in Ops.def");
 }
 
+FixedCost shardc::fixedCostOf(OpKind K) {
+  switch (K) {
+#define OP(Kind, Class, Mnemonic, Noun, Fixed, ...)                            \
+  case OpKind::Kind:                                                           \
+    return Fixed;
+#include "ir/Ops.def"
+  }
+  llvm_unreachable("every kind is in Ops.def");
+}
+
 std::optional<CollectiveKind> shardc::collectiveKindOf(OpKind K) {
   switch (K) {
 #define OP(Kind, Class, Mnemonic, Noun, ...)                                   \

@@ -27,7 +27,7 @@ using llvm::dyn_cast;
 using llvm::isa;
 
 enum class OpKind : uint8_t {
-#define OP(Kind, Class, Mnemonic, Noun, Interfaces) Kind,
+#define OP(Kind, Class, Mnemonic, Noun, Fixed, Interfaces) Kind,
 #include "ir/Ops.def"
 };
 llvm::StringRef opMnemonic(OpKind K);
@@ -37,6 +37,20 @@ llvm::StringRef opNoun(OpKind K);
 std::optional<CollectiveKind> collectiveKindOf(OpKind K);
 OpKind opKindOf(CollectiveKind K);
 inline bool isCollective(OpKind K) { return collectiveKindOf(K).has_value(); }
+
+/// A training step's fixed costs (`fixed_costs = priced`), each priced by
+/// the ops of one kind: Ops.def's Fixed column, NotFixed for the other
+/// kinds. The step sums each apart (StepSummary::TFixedPart, indexed by it).
+enum FixedCost : uint8_t {
+  FixedNorm,       ///< the gradient norm, with its AllReduce
+  FixedInfCheck,   ///< the fp16 gradients' inf check and unscale
+  FixedMasterCopy, ///< the master-to-model copy
+  FixedZeroGrad,   ///< zeroing a gradient buffer
+  NotFixed,
+};
+constexpr unsigned NumFixedCosts = NotFixed;
+/// Which fixed cost an op of kind \p K prices; NotFixed for most.
+FixedCost fixedCostOf(OpKind K);
 
 class Op;
 class Block;

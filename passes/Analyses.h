@@ -96,10 +96,9 @@ struct StepSummary {
   double TOpt = 0; ///< the optimizer updates
   /// `fixed_costs = priced` (docs/cost-model.md §6.4), the chip's share
   /// as TOpt's: the gradient norm (its pass and AllReduce), the inf check,
-  /// the master copy, zeroing the buffers; TFixed is their sum.
-  enum FixedPart : uint8_t { Norm, InfCheck, MasterCopy, ZeroGrad };
-  static constexpr unsigned NumFixedParts = 4;
-  double TFixedPart[NumFixedParts] = {};
+  /// the master copy, zeroing the buffers, indexed by FixedCost
+  /// (ir/Operation.h); TFixed is their sum.
+  double TFixedPart[NumFixedCosts] = {};
   double TFixed = 0;
   double TParamGather = 0; ///< ZeRO 1-2's gathers of the updated params
   /// `param_gather = overlapped` (docs/cost-model.md §6.6): the gathers'

@@ -36,22 +36,6 @@ double shardc::runsPerStep(const Statement &St, int64_t Microbatches) {
   return Every ? double(Microbatches) : 1;
 }
 
-/// The fixed cost a statement of kind \p K is, if any.
-static std::optional<StepSummary::FixedPart> fixedPart(OpKind K) {
-  switch (K) {
-  case OpKind::GradNorm:
-    return StepSummary::Norm;
-  case OpKind::InfCheck:
-    return StepSummary::InfCheck;
-  case OpKind::MasterCopy:
-    return StepSummary::MasterCopy;
-  case OpKind::ZeroGrad:
-    return StepSummary::ZeroGrad;
-  default:
-    return std::nullopt;
-  }
-}
-
 StepBuilder::StepBuilder(const MeshCompile &C, DiagnosticEngine &D)
     : C(C), Diags(D), M(*C.lowered()), Train(*C.config().Train),
       Microbatches(Train.Microbatches),
@@ -132,7 +116,7 @@ void StepBuilder::chipShares(const StagePartition &Part) {
   // Per stage, what its chips issue and update: each statement's per-step
   // time, shared out as the partition says.
   std::vector<double> Sync(P, 0), Opt(P, 0), Gather(P, 0), GatherShare(P, 0);
-  std::vector<std::array<double, StepSummary::NumFixedParts>> Fixed(P);
+  std::vector<std::array<double, NumFixedCosts>> Fixed(P);
   std::vector<bool> Seen(CommsPerStep.size(), false);
   walk(M.body(), [&](const Op &O) {
     unsigned St = O.stmt();
@@ -155,13 +139,13 @@ void StepBuilder::chipShares(const StagePartition &Part) {
                  ? X
                  : Part.share(Sg, Side, X);
     };
-    std::optional<StepSummary::FixedPart> FixedPart = fixedPart(Stmt.Kind);
+    FixedCost FixedPart = fixedCostOf(Stmt.Kind);
     for (unsigned Sg = 0; Sg < P; ++Sg)
       if (Stmt.Ph == Phase::Sync)
         Sync[Sg] += Share(Sg, Cost->Time * N * Runs);
-      else if (FixedPart)
+      else if (FixedPart != NotFixed)
         // The norm's AllReduce (no param's) blocks every stage's chips.
-        Fixed[Sg][*FixedPart] +=
+        Fixed[Sg][FixedPart] +=
             Stmt.From ? Share(Sg, Cost->Time * N) : Cost->Time * N;
       else if (Stmt.Ph == Phase::Optimizer) {
         (Gathers ? Gather : Opt)[Sg] += Share(Sg, Cost->Time * N);
@@ -186,7 +170,7 @@ void StepBuilder::chipShares(const StagePartition &Part) {
   }
   tiedSync(Part);
   S.TOpt = Opt[Updates];
-  for (unsigned F = 0; F < StepSummary::NumFixedParts; ++F) {
+  for (unsigned F = 0; F < NumFixedCosts; ++F) {
     S.TFixedPart[F] = Fixed[Updates][F];
     S.TFixed += Fixed[Updates][F];
   }

@@ -276,11 +276,11 @@ void stepJson(OStream &J, const MeshCompile &C, const StepSummary &S) {
     }
     if (C.config().Train->FixedCosts)
       J.attributeObject("fixed_costs", [&] {
-        J.attribute("grad_norm_s", S.TFixedPart[StepSummary::Norm]);
-        J.attribute("inf_check_s", S.TFixedPart[StepSummary::InfCheck]);
-        J.attribute("master_copy_s", S.TFixedPart[StepSummary::MasterCopy]);
+        J.attribute("grad_norm_s", S.TFixedPart[FixedNorm]);
+        J.attribute("inf_check_s", S.TFixedPart[FixedInfCheck]);
+        J.attribute("master_copy_s", S.TFixedPart[FixedMasterCopy]);
         J.attribute("total_s", S.TFixed);
-        J.attribute("zero_grad_s", S.TFixedPart[StepSummary::ZeroGrad]);
+        J.attribute("zero_grad_s", S.TFixedPart[FixedZeroGrad]);
       });
     J.attribute("forward_s", S.TFwd);
     if (Fp8Recipe R = C.config().Train->Fp8; R != Fp8Recipe::None) {

@@ -32,11 +32,11 @@ std::string wholeNumber(double V) {
 
 /// `fixed_costs = priced`: their total and each one the step has.
 void fixedCostsLine(const StepSummary &S, llvm::raw_ostream &OS) {
-  static constexpr const char *Names[StepSummary::NumFixedParts] = {
+  static constexpr const char *Names[NumFixedCosts] = {
       "gradient norm with its AllReduce", "inf check", "master copy",
       "zeroing the gradients"};
   std::vector<std::string> Parts;
-  for (unsigned F = 0; F < StepSummary::NumFixedParts; ++F)
+  for (unsigned F = 0; F < NumFixedCosts; ++F)
     if (S.TFixedPart[F] > 0)
       Parts.push_back(
           fmt::format("{} {}", Names[F], formatTime(S.TFixedPart[F])));

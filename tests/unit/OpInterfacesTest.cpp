@@ -79,3 +79,15 @@ TEST(OpInterfaces, LeavesAndDataMovementImplementNone) {
 }
 
 } // namespace
+
+// The fixed costs of a training step are Ops.def's Fixed column: one kind
+// each, and every other kind NotFixed.
+TEST(OpTraits, FixedCostColumn) {
+  EXPECT_EQ(fixedCostOf(OpKind::GradNorm), FixedNorm);
+  EXPECT_EQ(fixedCostOf(OpKind::InfCheck), FixedInfCheck);
+  EXPECT_EQ(fixedCostOf(OpKind::MasterCopy), FixedMasterCopy);
+  EXPECT_EQ(fixedCostOf(OpKind::ZeroGrad), FixedZeroGrad);
+  EXPECT_EQ(fixedCostOf(OpKind::Optimizer), NotFixed);
+  EXPECT_EQ(fixedCostOf(OpKind::Contraction), NotFixed);
+  EXPECT_EQ(fixedCostOf(OpKind::AllReduce), NotFixed);
+}
