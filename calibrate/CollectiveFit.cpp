@@ -127,24 +127,11 @@ crossValidate(llvm::ArrayRef<CollectivePoint> Points, unsigned K,
               llvm::function_ref<std::function<double(const CollectivePoint &)>(
                   llvm::ArrayRef<CollectivePoint>)>
                   Fit) {
-  std::vector<double> Errors(Points.size());
-  for (unsigned Fold = 0; Fold < K; ++Fold) {
-    std::vector<CollectivePoint> Train;
-    for (size_t I = 0; I < Points.size(); ++I)
-      if (I % K != Fold)
-        Train.push_back(Points[I]);
-    auto Predict = Fit(Train);
-    for (size_t I = Fold; I < Points.size(); I += K)
-      Errors[I] = Predict(Points[I]) / Points[I].Seconds - 1;
-  }
-  return Errors;
-}
-
-double meanAbs(llvm::ArrayRef<double> Errors) {
-  double S = 0;
-  for (double E : Errors)
-    S += std::fabs(E);
-  return Errors.empty() ? 0 : S / Errors.size();
+  return kFoldErrors(Points, K, [&](llvm::ArrayRef<CollectivePoint> Train) {
+    return [Predict = Fit(Train)](const CollectivePoint &P) {
+      return Predict(P) / P.Seconds - 1;
+    };
+  });
 }
 
 } // namespace shardc::calibrate

@@ -12,13 +12,14 @@
 //    the best, minimising the sum of squared log errors;
 //  - one line, hops x latency + moved / (W x efficiency), for an AllReduce
 //    reduced in the switches (reduction_efficiency), the same way.
-// Cross-validation deals the points to k folds in turn (point i to fold
-// i mod k), fits on the other folds and predicts the held-out one.
+// Cross-validation is KFold.h's: point i in fold i mod k, each held-out
+// point predicted by the fit of the other folds.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_CALIBRATE_COLLECTIVEFIT_H
 #define SHARDC_CALIBRATE_COLLECTIVEFIT_H
 
+#include "calibrate/KFold.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <optional>
@@ -65,9 +66,6 @@ crossValidate(llvm::ArrayRef<CollectivePoint> Points, unsigned K,
               llvm::function_ref<std::function<double(const CollectivePoint &)>(
                   llvm::ArrayRef<CollectivePoint>)>
                   Fit);
-
-/// The mean of |E| over \p Errors.
-double meanAbs(llvm::ArrayRef<double> Errors);
 
 } // namespace shardc::calibrate
 

@@ -1,6 +1,6 @@
 //===- GemmSweep.cpp - A GEMM sweep CSV and the chip fitted to it ---------===//
 #include "calibrate/GemmSweep.h"
-#include "calibrate/CollectiveFit.h"
+#include "calibrate/KFold.h"
 #include "calibrate/Lines.h"
 #include "calibrate/NcclCalibration.h"
 #include "diag/Diagnostic.h"
@@ -106,27 +106,24 @@ std::pair<double, const GemmRow *> best(llvm::ArrayRef<const GemmRow *> Rows,
   return B;
 }
 
-/// Each row's held-out relative error, 5-fold (row i in fold i mod 5).
+/// Each row's held-out relative error, 5-fold (KFold.h: row i in fold
+/// i mod 5).
 std::vector<double> crossValidateGemm(llvm::ArrayRef<const GemmRow *> Rows,
                                       const ChipSpec &Base, GemmChip C,
                                       const GemmSelection &Sel, DType T) {
-  std::vector<double> Errors(Rows.size());
-  for (unsigned Fold = 0; Fold < Folds; ++Fold) {
-    std::vector<const GemmRow *> TrainRows;
+  return kFoldErrors(Rows, Folds, [&](llvm::ArrayRef<const GemmRow *> Rest) {
     std::vector<GemmPoint> Train;
-    for (size_t I = 0; I < Rows.size(); ++I)
-      if (I % Folds != Fold)
-        TrainRows.push_back(Rows[I]), Train.push_back(Rows[I]->Point);
+    for (const GemmRow *R : Rest)
+      Train.push_back(R->Point);
     if (!Sel.Ceiling)
-      C.Ceiling = best(TrainRows, C.Peak).first;
+      C.Ceiling = best(Rest, C.Peak).first;
     ChipSpec Chip = fittedChip(Base, fitGemm(Train, C), C, T);
-    for (size_t I = Fold; I < Rows.size(); I += Folds) {
-      const GemmPoint &P = Rows[I]->Point;
+    return [Chip, T](const GemmRow *R) {
+      const GemmPoint &P = R->Point;
       GemmShape S{P.M, P.N, P.K, P.Batch, 0};
-      Errors[I] = gemmTime(S, T, Chip).Time / P.Seconds - 1;
-    }
-  }
-  return Errors;
+      return gemmTime(S, T, Chip).Time / P.Seconds - 1;
+    };
+  });
 }
 
 } // namespace

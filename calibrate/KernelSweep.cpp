@@ -1,5 +1,6 @@
 //===- KernelSweep.cpp - Kernel rates from kernel sweeps -----------------===//
 #include "calibrate/KernelSweep.h"
+#include "calibrate/KFold.h"
 #include "calibrate/Lines.h"
 #include "calibrate/NcclCalibration.h"
 #include "diag/Diagnostic.h"
@@ -131,25 +132,20 @@ double geomean(llvm::ArrayRef<KernelRate> Rates) {
 }
 
 /// The mean |relative time error| of each kernel predicted by the geometric
-/// mean of the others' folds (kernels sorted by name, dealt in turn): a
-/// time at efficiency e predicted at e' is off by e / e' - 1.
+/// mean of the others' folds (kernels sorted by name, dealt in turn: KFold.h):
+/// a time at efficiency e predicted at e' is off by e / e' - 1.
 double kfold(std::vector<KernelRate> Rates) {
   llvm::sort(Rates, [](const KernelRate &A, const KernelRate &B) {
     return A.Name < B.Name;
   });
   // Fewer kernels than folds: each is its own fold (scripts/fit_kernels.py).
-  size_t K = std::min<size_t>(Folds, Rates.size());
-  double Sum = 0;
-  for (size_t Fold = 0; Fold < K; ++Fold) {
-    std::vector<KernelRate> Rest;
-    for (size_t I = 0; I < Rates.size(); ++I)
-      if (I % K != Fold)
-        Rest.push_back(Rates[I]);
-    double C = geomean(Rest);
-    for (size_t I = Fold; I < Rates.size(); I += K)
-      Sum += std::fabs(Rates[I].Efficiency / C - 1);
-  }
-  return Sum / double(Rates.size());
+  unsigned K = unsigned(std::min<size_t>(Folds, Rates.size()));
+  return meanAbs(kFoldErrors(llvm::ArrayRef<KernelRate>(Rates), K,
+                             [](llvm::ArrayRef<KernelRate> Rest) {
+                               return [C = geomean(Rest)](const KernelRate &R) {
+                                 return R.Efficiency / C - 1;
+                               };
+                             }));
 }
 
 /// One geometric-mean constant over \p Rates, appended to \p B.
