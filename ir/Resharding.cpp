@@ -29,6 +29,36 @@ StepKind shardc::stepOf(CollectiveKind K) {
   llvm_unreachable("every collective is handled");
 }
 
+/// A local step's name, which both its plan description and its result's
+/// suffix use; a collective has two names (CollectiveKinds.def), asked
+/// apart.
+static llvm::StringRef localStepName(StepKind K) {
+  switch (K) {
+  case StepKind::Slice:
+    return "slice";
+  case StepKind::View:
+    return "view";
+  case StepKind::Convert:
+    return "convert";
+#define COLLECTIVE(Name, Mnemonic, ...) case StepKind::Name:
+#include "ir/CollectiveKinds.def"
+    break;
+  }
+  llvm_unreachable("a collective's names are CollectiveKinds.def's");
+}
+
+llvm::StringRef shardc::stepKindName(StepKind K) {
+  if (std::optional<CollectiveKind> C = collectiveOf(K))
+    return collectiveName(*C);
+  return localStepName(K);
+}
+
+llvm::StringRef shardc::stepSuffix(StepKind K) {
+  if (std::optional<CollectiveKind> C = collectiveOf(K))
+    return collectiveTraits(*C).Suffix;
+  return localStepName(K);
+}
+
 /// A collective's sharding rule: each kind's class takes the axes and the
 /// dims its kind names (none, one, or a source and a destination).
 template <typename OpT>

@@ -34,6 +34,12 @@ enum class StepKind : uint8_t {
 };
 std::optional<CollectiveKind> collectiveOf(StepKind K);
 StepKind stepOf(CollectiveKind K);
+/// A step kind's name in a plan's description: `slice`, `view`, `convert`
+/// or the collective's name (`AllGather`).
+llvm::StringRef stepKindName(StepKind K);
+/// What the lowered IR appends to the name of a step's result (`B.slice`,
+/// `B.ag`): a local step's name, or the collective's short suffix.
+llvm::StringRef stepSuffix(StepKind K);
 
 /// One step of a plan, before it is an op.
 struct ReshardStep {

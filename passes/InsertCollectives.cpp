@@ -68,23 +68,6 @@ struct PricedSteps {
 using StepKey = std::tuple<const Block *, const Value *, StepKind,
                            std::vector<AxisId>, int, int>;
 
-/// Names intermediate values after the step that made them (`B.slice`), so
-/// the printed IR keeps the user's name for the statement's result.
-const char *stepSuffix(StepKind K) {
-  switch (K) {
-  case StepKind::Slice:
-    return "slice";
-  case StepKind::View:
-    return "view";
-  case StepKind::Convert:
-    return "convert";
-#define COLLECTIVE(Kind, ...) case StepKind::Kind:
-#include "ir/CollectiveKinds.def"
-    return collectiveTraits(*collectiveOf(K)).Suffix;
-  }
-  llvm_unreachable("every step kind is handled");
-}
-
 /// A collective step as its op: each kind's class takes the axes and the
 /// dims its kind names (none, one, or a source and a destination).
 template <typename OpT>
@@ -310,7 +293,7 @@ Value *InsertCollectives::emit(Value *In, llvm::ArrayRef<ReshardStep> Steps,
   for (size_t I = 0; I < Steps.size(); ++I) {
     bool Last = I + 1 == Steps.size() && !FinalName.empty();
     std::string Name =
-        Last ? FinalName : In->name() + "." + stepSuffix(Steps[I].Kind);
+        Last ? FinalName : In->name() + "." + stepSuffix(Steps[I].Kind).str();
     In = emitStep(Steps[I], In, Origin, std::move(Name));
     if (Converted && Steps[I].Kind == StepKind::Convert)
       *Converted = In->def();
@@ -329,7 +312,7 @@ Value *InsertCollectives::emitOperand(Value *In,
       continue;
     }
     StepKey K = key(In, S);
-    In = emitStep(S, In, Origin, In->name() + "." + stepSuffix(S.Kind));
+    In = emitStep(S, In, Origin, In->name() + "." + stepSuffix(S.Kind).str());
     Emitted.emplace(std::move(K), In);
   }
   return In;

@@ -6,23 +6,6 @@
 
 using namespace shardc;
 
-llvm::StringRef shardc::stepKindName(StepKind K) {
-  if (std::optional<CollectiveKind> C = collectiveOf(K))
-    return collectiveName(*C);
-  switch (K) {
-  case StepKind::Slice:
-    return "slice";
-  case StepKind::View:
-    return "view";
-  case StepKind::Convert:
-    return "convert";
-#define COLLECTIVE(Name, Mnemonic, ...) case StepKind::Name:
-#include "ir/CollectiveKinds.def"
-    break;
-  }
-  llvm_unreachable("collectives are named above");
-}
-
 std::string shardc::describePlan(const PlanSummary &P, const TypeNames &N) {
   std::vector<std::string> Parts;
   for (const PlanStep &S : P.Steps)

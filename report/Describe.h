@@ -24,10 +24,6 @@ std::string planCost(const PlanChoice &C, const PlanSummary &P, double Time);
 /// was no alternative.
 std::string choiceRemark(const PlanChoice &C, const TypeNames &N);
 
-/// The name a step kind has in a plan: `slice`, `convert` or the
-/// collective's name.
-llvm::StringRef stepKindName(StepKind K);
-
 } // namespace shardc
 
 #endif // SHARDC_REPORT_DESCRIBE_H
