@@ -64,6 +64,15 @@ bool checkProgram(DiagnosticEngine &Diags, Program &P);
 llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
 readSourceFile(llvm::StringRef Path, uint64_t MaxBytes);
 
+/// A source's text as the lexer and llvm::SourceMgr count it: each lone
+/// '\r' becomes '\n' (so classic Mac line ends are lines), '\r\n' stays, and
+/// a leading UTF-8 byte-order mark is dropped. readSourceFile applies it;
+/// whatever hands the compiler a source another way (an in-process compile
+/// of a string) must too, or its diagnostics land on other lines. A source
+/// past \p MaxBytes is returned as it is, for the parser to refuse.
+std::unique_ptr<llvm::MemoryBuffer>
+normalizeSource(std::unique_ptr<llvm::MemoryBuffer> Buf, uint64_t MaxBytes);
+
 } // namespace shardc
 
 #endif // SHARDC_FRONTEND_COMPILER_H

@@ -175,8 +175,9 @@ bool Loader::load(unsigned Buffer, const std::string &Key) {
 /// offset; '\r\n' stays. A file past \p MaxBytes is left for the parser
 /// to refuse, uncopied. A UTF-8 byte-order mark, which some editors write,
 /// is dropped, so line 1's columns count as the editor shows them.
-static std::unique_ptr<llvm::MemoryBuffer>
-normalizeSource(std::unique_ptr<llvm::MemoryBuffer> Buf, uint64_t MaxBytes) {
+std::unique_ptr<llvm::MemoryBuffer>
+shardc::normalizeSource(std::unique_ptr<llvm::MemoryBuffer> Buf,
+                        uint64_t MaxBytes) {
   llvm::StringRef Text = Buf->getBuffer();
   bool Bom = Text.startswith("\xEF\xBB\xBF");
   if (Text.size() > MaxBytes ||

@@ -125,8 +125,13 @@ shardc::testgen::compileInProcess(llvm::StringRef Source,
   auto R = std::make_unique<InProcessResult>();
   llvm::SmallString<256> Name(O.StdlibDir);
   llvm::sys::path::append(Name, "input.shard");
+  CompileOptions Opts;
+  Opts.StdlibDir = O.StdlibDir;
+  // As readSourceFile would give the file: the same line ends, no BOM.
   unsigned Id = R->SM.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(Source, Name), llvm::SMLoc());
+      normalizeSource(llvm::MemoryBuffer::getMemBufferCopy(Source, Name),
+                      Opts.Limits.MaxFileBytes),
+      llvm::SMLoc());
   DiagnosticEngine Diags(R->SM);
   Diags.setErrorLimit(O.ErrorLimit);
   Diags.setHandler([&](const Diagnostic &D) {
@@ -135,8 +140,6 @@ shardc::testgen::compileInProcess(llvm::StringRef Source,
     R->Diagnostics.push_back(
         fmt::format("{}:{}: {}", LC.first, LC.second, D.Message));
   });
-  CompileOptions Opts;
-  Opts.StdlibDir = O.StdlibDir;
   auto Finish = [&] {
     R->Errors = Diags.errorCount();
     return std::move(R);
