@@ -121,8 +121,6 @@ constexpr const char *RowFormat =
 /// The name column fits the longest name up to this, then the row shifts.
 constexpr size_t MinNameWidth = 12, MaxNameWidth = 40;
 
-/// One statement's row, then its further collectives on lines of their
-/// own, under the first, so the columns stay aligned.
 /// `fuse = elementwise`: \p S is a fused kernel's member other than its
 /// root, whose row carries the kernel's cost.
 bool fusedAway(const MeshCompile &C, const Statement &S) {
@@ -157,6 +155,8 @@ void fusionLines(const MeshCompile &C, llvm::ArrayRef<std::string> Names,
   }
 }
 
+/// One statement's row, then its further collectives on lines of their
+/// own, under the first, so the columns stay aligned.
 void statementRow(const MeshCompile &C, const Statement &S,
                   llvm::StringRef Name, const OpCost &Cost,
                   llvm::ArrayRef<const CollectiveOp *> Colls, size_t NameWidth,
