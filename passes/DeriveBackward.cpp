@@ -145,7 +145,13 @@ AxisSet DeriveBackward::scatteredPartials(const Value *V) const {
   AxisSet Tokens;
   for (AxisId A : tokenAxes(gradType(D->operand(0))))
     Tokens.insert(A);
-  return (*Common & Tokens).without(V->type().axesUsed());
+  AxisSet Scattered = (*Common & Tokens).without(V->type().axesUsed());
+  // Read by several expert contractions (a gated layer's up and gate): the
+  // contributions are summed as partial sums over every shared axis and
+  // reduced once, as sharedPartials does, the tokens' axes by the scatter.
+  if (!Scattered.empty() && Facts.Uses.lookup(V) >= 2)
+    return Common->without(V->type().axesUsed());
+  return Scattered;
 }
 
 Value *DeriveBackward::grad(const Value *V) {
