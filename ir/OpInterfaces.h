@@ -179,8 +179,8 @@ protected:
 /// one kernel with its neighbours (docs/cost-model.md §1, "Fusion"): its
 /// work (Costed) reads each operand and writes its result once, so a fused
 /// intermediate's write and its read drop out of the kernel's bytes. A
-/// contraction that contracts nothing (a norm's gain) is not one: it is
-/// priced as a GEMM.
+/// contraction is not one (a product that sums over no dim, a norm's gain,
+/// lowers to an elementwise multiply, which is).
 class Fusable {
 public:
   static constexpr uint8_t Bit = IsFusable;
