@@ -363,19 +363,28 @@ bool shardc::applyOverrides(const Overrides &O, DiagnosticEngine &Diags,
                             Program &P) {
   if (O.empty() || P.Files.empty())
     return true;
-  // One line per override, as the user wrote it (a shell's quotes gone).
+  // One line per override, as the user wrote it (a shell's quotes gone);
+  // a line break or other control character inside an argument becomes a
+  // space, so each override keeps its one line (and a value split in two
+  // is reported as the two words it reads as).
+  auto OneLine = [](std::string A) {
+    for (char &C : A)
+      if (static_cast<unsigned char>(C) < 0x20)
+        C = ' ';
+    return A;
+  };
   std::string Text;
   std::vector<std::pair<size_t, size_t>> Defines;
   for (const std::string &D : O.Defines) {
     Text += "-D ";
     Defines.push_back({Text.size(), Text.size() + D.size()});
-    Text += D + "\n";
+    Text += OneLine(D) + "\n";
   }
   std::pair<size_t, size_t> Mesh;
   if (O.Mesh) {
     Text += "--mesh ";
     Mesh = {Text.size(), Text.size() + O.Mesh->size()};
-    Text += *O.Mesh + "\n";
+    Text += OneLine(*O.Mesh) + "\n";
   }
   llvm::SourceMgr &SM = Diags.sourceMgr();
   unsigned Id = SM.AddNewSourceBuffer(
