@@ -115,8 +115,10 @@ void Sema::train(const TrainDecl &D) {
         T.SyncAfterBackward = *I == 1;
       break;
     case PropId::Train_tp_overlap:
-      if (auto I = choose(P, V, {"none", "backward", "all"}))
+      if (auto I = choose(P, V, {"none", "backward", "all"})) {
         T.TpOverlap = TpOverlapMode(*I);
+        T.TpOverlapAt = Diags.location(P.Name.Range.Start);
+      }
       break;
     case PropId::Train_param_gather:
       if (auto I = choose(P, V, {"exposed", "overlapped"}))

@@ -87,6 +87,8 @@ struct TrainConfig {
   /// The `microbatches` value when written, else invalid: a mesh whose
   /// stages do not group the microbatches is reported there.
   Loc MicrobatchesAt;
+  /// The `tp_overlap` setting when written (a warning is reported there).
+  Loc TpOverlapAt;
 };
 
 /// Which part of a training step a statement belongs to (the JSON's

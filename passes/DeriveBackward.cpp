@@ -559,7 +559,8 @@ bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
   if (Train->Recompute == RecomputePolicy::Attention && !RecomputedKept)
     D.report(Train->At, diag::RecomputeAttentionUnused);
   if (Train->TpOverlap != TpOverlapMode::None && Compile.config().Overlap)
-    D.report(Train->At, diag::TpOverlapUnderFreeOverlap,
+    D.report(Train->TpOverlapAt.isValid() ? Train->TpOverlapAt : Train->At,
+             diag::TpOverlapUnderFreeOverlap,
              Train->TpOverlap == TpOverlapMode::All ? "all" : "backward");
   Compile.Tables.Params = Params->takeInfos();
   Compile.setTraining(std::move(TM));
