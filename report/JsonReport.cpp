@@ -435,6 +435,11 @@ void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
       });
       J.attribute("overlap", C->config().Overlap);
     }
+    if (!E.Overrides.empty())
+      J.attributeArray("overrides", [&] {
+        for (const std::string &O : E.Overrides)
+          J.value(O);
+      });
     J.attribute("source", E.Source);
     J.attribute("status", E.Failed ? "error" : C ? "ok" : "no_mesh");
     if (C && C->Tables.Step)

@@ -66,6 +66,9 @@ struct JsonEntry {
   /// The costed program; null when the input had errors or no mesh.
   const MeshCompile *Compile = nullptr;
   bool Failed = false;
+  /// The command line's overrides, as written (`-D B=16`, `--mesh D: 8`):
+  /// the numbers are those of the file with these values written in.
+  std::vector<std::string> Overrides;
 };
 void printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS);
 /// The report of one costed program, as a one-element array.

@@ -188,6 +188,10 @@ int shardc::compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer,
     Json.emplace();
     Json->Source = Source;
     Json->Chunk = Chunk;
+    for (const std::string &D : O.Edits.Defines)
+      Json->Overrides.push_back("-D " + D);
+    if (O.Edits.Mesh)
+      Json->Overrides.push_back("--mesh " + *O.Edits.Mesh);
     recordDiagnostics(Diags, *Json);
   }
   std::optional<DiagnosticVerifier> Verifier;
