@@ -212,8 +212,14 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
   const OpCost &Cost = *C.Tables.StatementCosts[Stmt];
   const auto &Choice = C.Tables.Choices[Stmt];
   const TypeNames &Names = C.program().names();
+  // A statement fused into another's kernel has no time of its own to be
+  // bound by: its row is `fused` (the text report says so too).
+  const FusedKernel *Kernel =
+      C.Tables.Fusion ? C.Tables.Fusion->kernelOf(Stmt) : nullptr;
+  bool FusedAway = Kernel && Kernel->root() != Stmt;
   J.object([&] {
-    J.attribute("bound", boundName(Cost.Bounded));
+    J.attribute("bound",
+                FusedAway ? llvm::StringRef("fused") : boundName(Cost.Bounded));
     if (Choice)
       choiceJson(J, *Choice, Names);
     if (S.From)
