@@ -135,8 +135,15 @@ bool fusedAway(const MeshCompile &C, const Statement &S) {
 /// bytes it moves and what its members moved apart.
 void fusionLines(const MeshCompile &C, llvm::ArrayRef<std::string> Names,
                  llvm::raw_ostream &OS) {
-  if (!C.Tables.Fusion || C.Tables.Fusion->Kernels.empty())
+  if (!C.Tables.Fusion || C.Tables.Fusion->Kernels.empty()) {
+    // Said, so that a setting with no effect is not mistaken for one.
+    if (C.config().FuseElementwise)
+      OS << "\nfused kernels (fuse = elementwise): none: no elementwise "
+            "statement's result is read once, by the next elementwise "
+            "statement of its block and phase, and not saved for the "
+            "backward\n";
     return;
+  }
   const ProgramInfo &Info = C.program().info();
   auto Named = [&](unsigned I) {
     return fmt::format("'{}' (line {})", Names[I],
