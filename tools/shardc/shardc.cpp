@@ -87,10 +87,12 @@ cl::opt<bool> SplitInputFile(
     cl::cat(ShardcCategory));
 cl::list<std::string> Defines(
     "D", cl::Prefix,
-    cl::desc("Compile as if the main file set NAME (a dim, a let or a train "
-             "setting) to VALUE"),
+    cl::desc("Compile as if the main file set NAME (a dim, a let, a train "
+             "or config setting) to VALUE"),
     cl::value_desc("NAME=VALUE"), cl::cat(ShardcCategory));
-cl::opt<std::string>
+// A list, so that a second --mesh gets shardc's own message (checkUsage),
+// not the option parser's.
+cl::list<std::string>
     MeshSizes("mesh",
               cl::desc("Compile as if the program's mesh had these sizes "
                        "(the axes not named keep theirs)"),
@@ -175,8 +177,8 @@ DriverOptions readOptions(const std::string &StdlibDir) {
   O.Compile.StdlibDir = StdlibDir;
   O.Compile.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
   O.Edits.Defines.assign(Defines.begin(), Defines.end());
-  if (MeshSizes.getNumOccurrences())
-    O.Edits.Mesh = MeshSizes;
+  if (!MeshSizes.empty())
+    O.Edits.Mesh = MeshSizes.front();
   return O;
 }
 
@@ -249,6 +251,12 @@ int runDriver(const DriverOptions &O) {
 /// What the option parser cannot check on its own. Returns false after
 /// reporting a usage error.
 bool checkUsage() {
+  if (MeshSizes.size() > 1) {
+    driverError() << "--mesh is given " << MeshSizes.size()
+                  << " times: give it once, naming every axis to change "
+                     "('--mesh \"D: 8, T: 8\"')\n";
+    return false;
+  }
   std::vector<std::string> Known = passNames();
   for (const std::string &Name : PrintIRAfter)
     if (Name != "all" && Name != CheckStage &&
