@@ -12,10 +12,12 @@
 #include "frontend/AST.h"
 #include "frontend/Parser.h"
 #include "ir/IR.h"
+#include "ir/Search.h"
 #include "llvm/Support/ErrorOr.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,11 @@ struct Program {
   /// program declares no mesh (a file of presets, say). It owns everything
   /// it refers to, so it outlives the ASTs.
   std::unique_ptr<Module> IR;
+  /// Set when the main file is a search (a `?` mesh size, a searched knob
+  /// or a `search { }` block): IR is then checked on the mesh with each
+  /// searched axis at size 1 and the train settings' first values, and the
+  /// search (search/) compiles each candidate from it.
+  std::optional<SearchSpec> Search;
   /// The stdlib folder the imports were searched in, read again only to say
   /// which import an undefined name is missing.
   std::string StdlibDir;

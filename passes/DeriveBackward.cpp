@@ -516,14 +516,14 @@ void DeriveBackward::normReduce() {
 bool DeriveBackward::run(MeshCompile &Compile, DiagnosticEngine &D) {
   LossScaled = false;
   const Module &Checked = Compile.forward();
-  if (!Checked.config().Train)
+  if (!Compile.config().Train)
     return true;
   C = &Compile;
   Diags = &D;
-  Train = &*Checked.config().Train;
+  Train = &*Compile.config().Train;
   RecomputedKept = false;
   Info = std::make_shared<ProgramInfo>(Checked.info());
-  TM = std::make_unique<Module>(Info, Compile.mesh(), Checked.config(),
+  TM = std::make_unique<Module>(Info, Compile.mesh(), Compile.config(),
                                 Module::Stage::Checked);
   B = std::make_unique<OpBuilder>(*TM, TM->body());
   Params = std::make_unique<ParamResolver>(Compile, *Train);

@@ -214,7 +214,7 @@ bool InsertCollectives::run(MeshCompile &Compile, DiagnosticEngine &D) {
   const Module &Checked = Compile.program();
   auto Lowered =
       std::make_unique<Module>(Checked.sharedInfo(), Compile.mesh(),
-                               Checked.config(), Module::Stage::Lowered);
+                               Compile.config(), Module::Stage::Lowered);
   B = std::make_unique<OpBuilder>(*Lowered, Lowered->body());
   Map.assign(Checked.numValueIds(), nullptr);
   Emitted.clear();

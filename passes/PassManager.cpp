@@ -10,8 +10,13 @@
 
 using namespace shardc;
 
-MeshCompile::MeshCompile(const Module &Checked, MeshSpec M, DimSizeMap D)
-    : Checked(Checked), Mesh(std::move(M)), Dims(std::move(D)), Cache(Mesh) {}
+MeshCompile::MeshCompile(const Module &Checked, MeshSpec M, DimSizeMap D,
+                         std::optional<TrainConfig> Train)
+    : Checked(Checked), Mesh(std::move(M)), Dims(std::move(D)),
+      Config(Checked.config()), Cache(Mesh) {
+  if (Train)
+    Config.Train = std::move(Train);
+}
 
 std::vector<std::string> shardc::passNames() {
   return {
@@ -119,7 +124,11 @@ shardc::compile(const Module &Checked, const Layout &L,
     return E;
   if (llvm::Error E = checkDims(Checked, L.Dims))
     return E;
-  auto C = std::make_unique<MeshCompile>(Checked, L.Mesh, L.Dims);
+  if (L.Train && !Checked.config().Train)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the layout sets train settings; the program has no train block");
+  auto C = std::make_unique<MeshCompile>(Checked, L.Mesh, L.Dims, L.Train);
   if (llvm::Error E = runPipeline(*C, Diags, {}, llvm::nulls()))
     return E;
   return C;
@@ -128,5 +137,5 @@ shardc::compile(const Module &Checked, const Layout &L,
 llvm::Expected<std::unique_ptr<MeshCompile>>
 shardc::compileForMesh(const Module &Checked, const MeshSpec &Mesh,
                        DiagnosticEngine &Diags) {
-  return compile(Checked, Layout{Mesh, DimSizeMap()}, Diags);
+  return compile(Checked, Layout{Mesh, DimSizeMap(), std::nullopt}, Diags);
 }

@@ -19,6 +19,7 @@
 #include "llvm/Support/Error.h"
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,19 +31,24 @@ namespace shardc {
 class DiagnosticEngine;
 
 /// What one compile of a checked program is for: a mesh (any sizes, any
-/// cluster, the program's axis names) and sizes for some of its dims (a
-/// search's microbatch size, an inference phase's batch), as if the file
-/// wrote them.
+/// cluster, the program's axis names), sizes for some of its dims (a
+/// search's microbatch size, an inference phase's batch) and the `train`
+/// settings (a search's knobs: zero, recompute, microbatches, schedule,
+/// chunks), as if the file wrote them.
 struct Layout {
   MeshSpec Mesh;
   DimSizeMap Dims;
+  /// Replaces the checked module's `train { }` settings; only for a module
+  /// that has them (compile() refuses it otherwise).
+  std::optional<TrainConfig> Train;
 };
 
 /// One checked module on one layout: the lowered module and every table.
 class MeshCompile {
 public:
   MeshCompile(const Module &Checked, MeshSpec Mesh,
-              DimSizeMap Dims = DimSizeMap());
+              DimSizeMap Dims = DimSizeMap(),
+              std::optional<TrainConfig> Train = std::nullopt);
   MeshCompile(const MeshCompile &) = delete;
   MeshCompile &operator=(const MeshCompile &) = delete;
 
@@ -59,7 +65,9 @@ public:
   const MeshSpec &mesh() const { return Mesh; }
   /// The dims the layout rebinds (bind-mesh applies them).
   const DimSizeMap &dims() const { return Dims; }
-  const ModuleConfig &config() const { return Checked.config(); }
+  /// The checked module's settings, with the layout's `train` settings
+  /// when it has them: every pass and every module built reads these.
+  const ModuleConfig &config() const { return Config; }
   /// Null until insert-collectives ran.
   const Module *lowered() const { return Lowered.get(); }
   Module *lowered() { return Lowered.get(); }
@@ -72,6 +80,7 @@ private:
   const Module &Checked;
   MeshSpec Mesh;
   DimSizeMap Dims;
+  ModuleConfig Config;
   std::unique_ptr<Module> Bound;
   std::unique_ptr<Module> Training;
   std::unique_ptr<Module> Lowered;

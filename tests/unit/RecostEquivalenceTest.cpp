@@ -256,6 +256,50 @@ train { schedule = interleaved; chunks = 2; microbatches = 8; }
             "the 3 stages: 'microbatches' (8) must be a multiple of 3");
 }
 
+/// A layout's train settings (a search's knobs) compile as the file with
+/// those settings written: the same report, byte for byte.
+TEST(RecostEquivalence, ALayoutsTrainSettingsAreTheFileWithThem) {
+  const char *Written = "train { microbatches = 2; }";
+  const char *Edited = "train { microbatches = 4; zero = 3; recompute = full; "
+                       "schedule = interleaved; chunks = 3; }";
+  std::string Source = R"(import "nvidia.shard";
+mesh M = DGX_H100_SuperPod[D: 2, P: 2, T: 2];
+dim B = 64, E = 256, F = 1024;
+tensor x : bf16[B_D, E];
+repeat 12 over P {
+  param w1 : bf16[E, F_T];
+  param w2 : bf16[F_T, E];
+  h[B_D, F_T] = x * w1;
+  o[B_D, E]{U_T} = h * w2;
+  x[B_D, E] = o;
+}
+)";
+  auto Original = compile(Source + Written + "\n");
+  ASSERT_TRUE(Original->Compiled) << llvm::join(Original->Diagnostics, "\n");
+  auto Fresh = compile(Source + Edited + "\n");
+  ASSERT_TRUE(Fresh->Compiled) << llvm::join(Fresh->Diagnostics, "\n");
+  TrainConfig Knobs = *Original->P.IR->config().Train;
+  Knobs.Microbatches = 4;
+  Knobs.Zero = 3;
+  Knobs.Recompute = RecomputePolicy::Full;
+  Knobs.Schedule = PipelineSchedule::Interleaved;
+  Knobs.Chunks = 3;
+  DiagnosticEngine Engine(Original->SM);
+  std::vector<std::string> Messages;
+  Engine.setHandler(
+      [&](const Diagnostic &D) { Messages.push_back(D.Message); });
+  auto Re = shardc::compile(*Original->P.IR,
+                            Layout{Original->P.IR->mesh(), DimSizeMap(), Knobs},
+                            Engine);
+  ASSERT_TRUE(bool(Re)) << llvm::toString(Re.takeError());
+  EXPECT_TRUE(Messages.empty()) << llvm::join(Messages, "\n");
+  std::string T1, T2;
+  llvm::raw_string_ostream TO1(T1), TO2(T2);
+  printTextReport(**Re, TO1);
+  printTextReport(*Fresh->Compile, TO2);
+  EXPECT_EQ(T1, T2);
+}
+
 //===----------------------------------------------------------------------===//
 // Generated programs
 //===----------------------------------------------------------------------===//
@@ -429,7 +473,7 @@ TEST(RecostEquivalence, ALayoutsDimsAreTheFileWithThoseSizes) {
     Edited.replace(At, strlen(Case.Written), Case.Rebound);
     auto Fresh = compile(Edited);
     DiagnosticEngine Engine(Original->SM);
-    Layout L{Original->P.IR->mesh(), DimSizeMap()};
+    Layout L{Original->P.IR->mesh(), DimSizeMap(), std::nullopt};
     L.Dims[dimNamed(*Original, Case.Dim)] = Case.Size;
     auto Re = shardc::compile(*Original->P.IR, L, Engine);
     ASSERT_TRUE(bool(Re)) << Case.File << llvm::toString(Re.takeError());
@@ -464,7 +508,7 @@ void expectRebindIsEdit(const std::string &Source, const char *Dim,
   DiagnosticEngine Engine(Original->SM);
   Engine.setHandler(
       [&](const Diagnostic &D) { Messages.push_back(D.Message); });
-  Layout L{Original->P.IR->mesh(), DimSizeMap()};
+  Layout L{Original->P.IR->mesh(), DimSizeMap(), std::nullopt};
   L.Dims[dimNamed(*Original, Dim)] = Size;
   auto Re = shardc::compile(*Original->P.IR, L, Engine);
   if (!Fresh->Compiled) {
@@ -525,7 +569,7 @@ TEST(RecostEquivalence, ADimAnExpressionReadsIsNotRebound) {
                           "y[B_X, F] = x * w;\n");
   ASSERT_TRUE(Original->Compiled) << llvm::join(Original->Diagnostics, "\n");
   DiagnosticEngine Engine(Original->SM);
-  Layout L{Original->P.IR->mesh(), DimSizeMap()};
+  Layout L{Original->P.IR->mesh(), DimSizeMap(), std::nullopt};
   L.Dims[dimNamed(*Original, "E")] = 256;
   auto Re = shardc::compile(*Original->P.IR, L, Engine);
   ASSERT_FALSE(bool(Re));
