@@ -43,10 +43,26 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
+/// A search's set of values: `{a, b, ...}`, or the inclusive range `a..b`
+/// (then Items holds a and b).
+struct SetAST {
+  std::vector<ExprPtr> Items;
+  bool IsRange = false;
+  llvm::SMRange Range;
+};
+
+/// How a property is written: `name = expr;`, or in a search `name = ?;`,
+/// `name in SET;` or `name <= expr;`.
+enum class PropForm : uint8_t { Assign, Any, In, AtMost };
+
 /// `name = expr;` inside a chip, level or config block.
 struct Property {
-  Ident Name; ///< dotted names are joined: "flops.bf16"
-  ExprPtr Value;
+  Ident Name;    ///< dotted names are joined: "flops.bf16"
+  ExprPtr Value; ///< null for `= ?` and `in SET`
+  PropForm Form = PropForm::Assign;
+  Ident InWord;              ///< the word before a set (must be `in`)
+  std::optional<SetAST> Set; ///< for `in SET`
+  llvm::SMRange Range;       ///< the whole property, its `;` included
 };
 
 // The lists below are std::vectors, not SmallVectors with inline room:
@@ -127,7 +143,11 @@ struct ClusterDecl : DeclOf<DeclKind::Cluster> {
 };
 struct MeshAxisAST {
   Ident Name;
-  ExprPtr Size;
+  ExprPtr Size; ///< null for a searched size (`?`, `? in SET`)
+  Ident InWord; ///< the word before a set (must be `in`)
+  std::optional<SetAST> Set;
+  llvm::SMRange SizeRange; ///< the size as written
+  bool searched() const { return !Size; }
 };
 struct MeshDecl : DeclOf<DeclKind::Mesh> {
   Ident Name, Cluster;
@@ -140,6 +160,9 @@ struct MeshDecl : DeclOf<DeclKind::Mesh> {
 struct Binding {
   Ident Name;
   ExprPtr Value;
+  /// `dim B = 1024 per step;`: the two words after the size (checked to be
+  /// `per step`); empty otherwise.
+  Ident PerWord, StepWord;
 };
 struct DimDecl : DeclOf<DeclKind::Dim> {
   std::vector<Binding> Bindings;
@@ -165,6 +188,10 @@ struct ParamDecl : DeclOf<DeclKind::Param> {
 };
 /// `train { microbatches = 16; optimizer = adam; ... }`
 struct TrainDecl : DeclOf<DeclKind::Train> {
+  std::vector<Property> Props;
+};
+/// `search { chips <= 64; zero in {0, 1}; ... }`
+struct SearchDecl : DeclOf<DeclKind::Search> {
   std::vector<Property> Props;
 };
 struct RepeatDecl : DeclOf<DeclKind::Repeat> {

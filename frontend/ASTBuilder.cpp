@@ -88,12 +88,15 @@ private:
   DeclPtr tensorDecl(P::TensorDeclContext *C);
   DeclPtr paramDecl(P::ParamDeclContext *C);
   DeclPtr trainDecl(P::TrainDeclContext *C);
+  DeclPtr searchDecl(P::SearchDeclContext *C);
+  SetAST searchSet(P::SearchSetContext *C);
   DeclPtr repeatStmt(P::RepeatStmtContext *C);
   DeclPtr assignStmt(P::AssignStmtContext *C);
   std::vector<Binding> bindings(const std::vector<P::BindingContext *> &Cs);
   Property property(P::PropertyContext *C) {
     return property(C->propName(), C->expr());
   }
+  Property searchProperty(P::SearchPropertyContext *C);
   Property property(P::PropNameContext *Name, P::ExprContext *Value);
   TensorTypeAST tensorType(P::TensorTypeContext *C);
   void indexList(P::IndexListContext *C, TensorTypeAST &T);
@@ -140,6 +143,8 @@ DeclPtr Builder::item(P::ItemContext *C) {
     return paramDecl(static_cast<P::ParamDeclContext *>(Child));
   case P::RuleTrainDecl:
     return trainDecl(static_cast<P::TrainDeclContext *>(Child));
+  case P::RuleSearchDecl:
+    return searchDecl(static_cast<P::SearchDeclContext *>(Child));
   case P::RuleRepeatStmt:
     return repeatStmt(static_cast<P::RepeatStmtContext *>(Child));
   default:
@@ -198,14 +203,39 @@ DeclPtr Builder::clusterDecl(P::ClusterDeclContext *C) {
 }
 
 /// meshDecl ::= 'mesh' ID '=' ID '[' meshAxis (',' meshAxis)* ']' ';'
+/// meshAxis ::= ID ':' (expr | '?' (ID searchSet)?)
 DeclPtr Builder::meshDecl(P::MeshDeclContext *C) {
   auto D = start<MeshDecl>(C);
   D->Name = Text.ident(token(C, P::ID, 0));
   D->Cluster = Text.ident(token(C, P::ID, 1));
   forEachChild<P::MeshAxisContext>(C, [&](P::MeshAxisContext *A) {
-    D->Axes.push_back({Text.ident(first(A, P::ID)), expr(A->expr())});
+    MeshAxisAST Axis;
+    Axis.Name = Text.ident(first(A, P::ID));
+    if (P::ExprContext *E = A->expr()) {
+      Axis.Size = expr(E);
+      Axis.SizeRange = Axis.Size->Range;
+    } else {
+      antlr4::Token *Q = token(A, P::QUESTION);
+      Axis.SizeRange = {Text.range(Q).Start, Text.range(A).End};
+      if (auto *S = lastChild<P::SearchSetContext>(A)) {
+        Axis.InWord = Text.ident(token(A, P::ID, 1));
+        Axis.Set = searchSet(S);
+      }
+    }
+    D->Axes.push_back(std::move(Axis));
   });
   return D;
+}
+
+/// searchSet ::= '{' expr (',' expr)* '}' | expr '..' expr
+SetAST Builder::searchSet(P::SearchSetContext *C) {
+  SetAST S;
+  S.Range = Text.range(C);
+  S.IsRange = token(C, P::DOTDOT) != nullptr;
+  // Exprs are labelled alternatives (subclasses): the generated accessor.
+  for (P::ExprContext *E : C->expr())
+    S.Items.push_back(expr(E));
+  return S;
 }
 
 /// configDecl ::= 'config' '{' property* '}'
@@ -238,11 +268,19 @@ DeclPtr Builder::paramDecl(P::ParamDeclContext *C) {
   return D;
 }
 
-/// trainDecl ::= 'train' '{' property* '}'
+/// trainDecl ::= 'train' '{' searchProperty* '}'
 DeclPtr Builder::trainDecl(P::TrainDeclContext *C) {
   auto D = start<TrainDecl>(C);
-  forEachChild<P::PropertyContext>(
-      C, [&](auto *Prop) { D->Props.push_back(property(Prop)); });
+  forEachChild<P::SearchPropertyContext>(
+      C, [&](auto *Prop) { D->Props.push_back(searchProperty(Prop)); });
+  return D;
+}
+
+/// searchDecl ::= 'search' '{' searchProperty* '}'
+DeclPtr Builder::searchDecl(P::SearchDeclContext *C) {
+  auto D = start<SearchDecl>(C);
+  forEachChild<P::SearchPropertyContext>(
+      C, [&](auto *Prop) { D->Props.push_back(searchProperty(Prop)); });
   return D;
 }
 
@@ -314,16 +352,43 @@ DeclPtr Builder::assignStmt(P::AssignStmtContext *C) {
   return D;
 }
 
-/// binding ::= ID '=' expr
+/// binding ::= ID '=' expr (ID ID)?
 std::vector<Binding>
 Builder::bindings(const std::vector<P::BindingContext *> &Cs) {
   std::vector<Binding> Out;
-  for (auto *B : Cs)
-    Out.push_back({Text.ident(first(B, P::ID)), expr(B->expr())});
+  for (auto *B : Cs) {
+    Binding X{Text.ident(first(B, P::ID)), expr(B->expr()), {}, {}};
+    if (antlr4::Token *Per = token(B, P::ID, 1)) {
+      X.PerWord = Text.ident(Per);
+      X.StepWord = Text.ident(token(B, P::ID, 2));
+    }
+    Out.push_back(std::move(X));
+  }
   return Out;
 }
 
-/// property ::= propName '=' expr ';'    propName ::= word ('.' word)*
+/// searchProperty ::= propName ('=' expr | '=' '?' | '<=' expr
+///                               | ID searchSet) ';'
+Property Builder::searchProperty(P::SearchPropertyContext *C) {
+  Property Prop;
+  if (P::ExprContext *E = C->expr())
+    Prop = property(C->propName(), E);
+  else
+    Prop.Name = {C->propName()->getText(), Text.range(C->propName())};
+  Prop.Range = Text.range(C);
+  if (token(C, P::LE)) {
+    Prop.Form = PropForm::AtMost;
+  } else if (token(C, P::QUESTION)) {
+    Prop.Form = PropForm::Any;
+  } else if (auto *S = childAt<P::SearchSetContext>(C, 2)) {
+    Prop.Form = PropForm::In;
+    Prop.InWord = Text.ident(token(C, P::ID));
+    Prop.Set = searchSet(S);
+  }
+  return Prop;
+}
+
+/// propName ::= word ('.' word)*
 Property Builder::property(P::PropNameContext *Name, P::ExprContext *Value) {
   Property Prop;
   Prop.Name.Range = Text.range(Name);

@@ -38,6 +38,14 @@ private:
   std::string expr(const Expr &E) const;
   std::string index(const IndexAST &I) const;
   std::string type(const TensorTypeAST &T) const;
+  std::string set(const SetAST &S) const {
+    if (S.IsRange)
+      return expr(*S.Items[0]) + ".." + expr(*S.Items[1]);
+    std::string Out = "{";
+    for (size_t K = 0; K < S.Items.size(); ++K)
+      Out += (K ? ", " : "") + expr(*S.Items[K]);
+    return Out + "}";
+  }
   void line(unsigned Indent, const std::string &S) {
     OS.indent(Indent * 2) << S << "\n";
   }
@@ -91,9 +99,14 @@ std::string Printer::type(const TensorTypeAST &T) const {
 }
 
 void Printer::props(const std::vector<Property> &Ps, unsigned Indent) {
-  for (const Property &P : Ps)
-    line(Indent, fmt::format("Property '{}' {} = {}", P.Name.Name,
-                             at(P.Name.Range), expr(*P.Value)));
+  for (const Property &P : Ps) {
+    std::string V = P.Form == PropForm::Assign   ? "= " + expr(*P.Value)
+                    : P.Form == PropForm::AtMost ? "<= " + expr(*P.Value)
+                    : P.Form == PropForm::Any    ? std::string("= ?")
+                                                 : "in " + set(*P.Set);
+    line(Indent,
+         fmt::format("Property '{}' {} {}", P.Name.Name, at(P.Name.Range), V));
+  }
 }
 
 void Printer::decl(const Decl &D, unsigned Indent) {
@@ -122,13 +135,16 @@ void Printer::decl(const Decl &D, unsigned Indent) {
     std::string S = Head + " '" + M->Name.Name + "' = " + M->Cluster.Name + "[";
     for (size_t K = 0; K < M->Axes.size(); ++K)
       S += (K ? ", " : "") + M->Axes[K].Name.Name + ": " +
-           expr(*M->Axes[K].Size);
+           (M->Axes[K].Size  ? expr(*M->Axes[K].Size)
+            : M->Axes[K].Set ? "? in " + set(*M->Axes[K].Set)
+                             : std::string("?"));
     line(Indent, S + "]");
   } else if (auto *Dm = llvm::dyn_cast<DimDecl>(&D)) {
     line(Indent, Head);
     for (const Binding &B : Dm->Bindings)
-      line(Indent + 1, fmt::format("'{}' {} = {}", B.Name.Name,
-                                   at(B.Name.Range), expr(*B.Value)));
+      line(Indent + 1, fmt::format("'{}' {} = {}{}", B.Name.Name,
+                                   at(B.Name.Range), expr(*B.Value),
+                                   B.PerWord.Name.empty() ? "" : " per step"));
   } else if (auto *L = llvm::dyn_cast<LetDecl>(&D)) {
     line(Indent, Head);
     for (const Binding &B : L->Bindings)
@@ -147,6 +163,9 @@ void Printer::decl(const Decl &D, unsigned Indent) {
   } else if (auto *Tr = llvm::dyn_cast<TrainDecl>(&D)) {
     line(Indent, Head);
     props(Tr->Props, Indent + 1);
+  } else if (auto *Se = llvm::dyn_cast<SearchDecl>(&D)) {
+    line(Indent, Head);
+    props(Se->Props, Indent + 1);
   } else if (auto *R = llvm::dyn_cast<RepeatDecl>(&D)) {
     std::string Split;
     for (const ExprPtr &E : R->Split)

@@ -77,7 +77,7 @@ Lexeme Lexer::next() {
   // IDs, numbers, keywords and punctuation are ASCII on one line: a column
   // per byte. Only comments, strings and non-ASCII tokens need counting.
   if (L.Kind <= tok::ID || L.Kind == tok::NUMBER ||
-      (L.Kind >= tok::LBRACE && L.Kind <= tok::MINUS)) {
+      (L.Kind >= tok::LBRACE && L.Kind <= tok::LE)) {
     Col += L.Length;
     Pos = End;
   } else {
@@ -165,7 +165,7 @@ tok::Kind Lexer::scanSlash(size_t &End) const {
   return tok::SLASH;
 }
 
-/// STRING : '"' ~["\\\r\n]* '"' ; the one-character tokens;
+/// STRING : '"' ~["\\\r\n]* '"' ; the one- and two-character tokens;
 /// MICRO_UNIT : [\u00B5\u03BC] [A-Za-z0-9_]* ; and UNKNOWN_CHAR : . ; for
 /// anything else, one code point long.
 tok::Kind Lexer::scanOther(size_t &End) const {
@@ -192,6 +192,13 @@ tok::Kind Lexer::scanOther(size_t &End) const {
     while (End < Buf.size() && End - Pos < 4 && isContinuationByte(Buf[End]))
       ++End;
     return tok::UNKNOWN_CHAR;
+  }
+  // DOTDOT : '..' ; LE : '<=' ; the longest match beats DOT (`<` alone is
+  // UNKNOWN_CHAR).
+  char Next = Pos + 1 < Buf.size() ? Buf[Pos + 1] : '\0';
+  if ((C == '.' && Next == '.') || (C == '<' && Next == '=')) {
+    End = Pos + 2;
+    return C == '.' ? tok::DOTDOT : tok::LE;
   }
   return punctKind(char(C));
 }

@@ -165,9 +165,13 @@ void Applier::setConfig(const std::string &Name, llvm::SMRange NameAt,
   for (Property &Prop : C->Props)
     if (Prop.Name.Name == Name) {
       Prop.Value = std::move(V);
+      Prop.Form = PropForm::Assign;
+      Prop.Set.reset();
       return;
     }
-  C->Props.push_back({Ident{Name, NameAt}, std::move(V)});
+  Property &Prop = C->Props.emplace_back();
+  Prop.Name = Ident{Name, NameAt};
+  Prop.Value = std::move(V);
 }
 
 /// `-D NAME=VALUE`, the argument at [Begin, End) of the buffer.
@@ -241,12 +245,18 @@ void Applier::define(size_t Begin, size_t End) {
 /// block, or adds it there.
 void Applier::setKnob(TrainDecl &Train, const std::string &Name,
                       llvm::SMRange NameAt, ExprPtr V) {
+  // A knob the file searches (`zero in {0, 1};`) is fixed by the
+  // override: it is then not searched.
   for (Property &Prop : Train.Props)
     if (Prop.Name.Name == Name) {
       Prop.Value = std::move(V);
+      Prop.Form = PropForm::Assign;
+      Prop.Set.reset();
       return;
     }
-  Train.Props.push_back({Ident{Name, NameAt}, std::move(V)});
+  Property &Prop = Train.Props.emplace_back();
+  Prop.Name = Ident{Name, NameAt};
+  Prop.Value = std::move(V);
 }
 
 /// The mesh the program's tensors live on, as Sema chooses it: the one
@@ -351,9 +361,13 @@ void Applier::setAxes(MeshDecl &M, const std::vector<Token> &Toks, size_t I,
     Prev = Index;
     Sizes[Index] = value({Toks[I + 2]});
   }
+  // A searched size (`?`, `? in SET`) given here is fixed: not searched.
   for (size_t A = 0; A < Sizes.size(); ++A)
-    if (Sizes[A])
+    if (Sizes[A]) {
+      M.Axes[A].SizeRange = Sizes[A]->Range;
       M.Axes[A].Size = std::move(Sizes[A]);
+      M.Axes[A].Set.reset();
+    }
   M.SizesAt = At;
 }
 

@@ -45,6 +45,7 @@ enum class PropOwner : uint8_t {
   Level,
   Config,
   Train,
+  Search,
   Attention,
   Moe
 };

@@ -69,6 +69,7 @@ static std::optional<SymKind> declaredKind(DeclKind K) {
   case DeclKind::Import:
   case DeclKind::Config:
   case DeclKind::Train:
+  case DeclKind::Search:
   case DeclKind::Tensor:
   case DeclKind::Param:
   case DeclKind::Repeat:
@@ -117,6 +118,7 @@ bool Sema::run() {
       declareItem(*D);
     }
   }
+  bindPerStep();
   for (const auto &F : P.Files)
     for (DeclPtr &D : F->Items) {
       if (Diags.shouldStop())
@@ -149,6 +151,7 @@ bool Sema::run() {
     warnTensorsLikeParams();
   if (TrainBlock && Config.Train && !Diags.hasErrors())
     markFp8Gemms();
+  finishSearch();
   return !Diags.hasErrors();
 }
 

@@ -70,6 +70,8 @@ private:
   std::optional<int64_t> evalWhole(const Expr &E, llvm::StringRef What,
                                    int64_t Min);
   std::optional<PropValue> evalProperty(const Property &Prop, PropKind K);
+  std::optional<PropValue> evalValue(const std::string &Name, const Expr &E,
+                                     PropKind K);
   const Symbol *evalRef(const Expr &E, SymKind Want);
 
   // Hardware and constants (SemaDecls.cpp).
@@ -92,6 +94,40 @@ private:
   void lets(const std::vector<Binding> &Bs);
   void config(const ConfigDecl &D);
   void train(const TrainDecl &D);
+
+  // Layout search (SemaSearch.cpp): what a search ranges over, checked
+  // once; the program itself is checked with every searched axis at size 1
+  // and every searched knob at its default.
+  void searchBlock(const SearchDecl &D);
+  void searchChips(const Property &P);
+  void searchValues(const PropertySet &Props, const SearchDecl &D);
+  /// The properties of a `train` or `search` block written `in SET`,
+  /// `= ?` or `<= N` (checkProps skips them).
+  void searchForms(const std::vector<Property> &Ps, bool InSearchBlock);
+  void searchedKnob(const Property &P, SearchKnob K, bool InSearchBlock);
+  std::optional<int64_t> knobValue(SearchKnob K, const std::string &Name,
+                                   const Expr &E);
+  /// A set's values, ascending; \p One checks and evaluates one value,
+  /// \p Spell writes one back for "in the set twice".
+  std::optional<std::vector<int64_t>>
+  evalSet(const SetAST &S,
+          llvm::function_ref<std::optional<int64_t>(const Expr &)> One,
+          llvm::function_ref<std::string(int64_t)> Spell);
+  bool checkInWord(const Ident &In);
+  void searchedAxes(const MeshDecl &D, const MeshSpec &M);
+  void perStep(const Binding &B, DimId Dim, std::optional<int64_t> G);
+  /// Binds the per-step dim to G / m once the train block is known.
+  void bindPerStep();
+  /// After the statements: the checks that need the program's mesh and
+  /// the whole file, and Program::Search when the file is a search.
+  void finishSearch();
+  SearchSpec Search;
+  const SearchDecl *SearchBlock = nullptr;
+  /// Searched axes by mesh name, until the program's mesh is known.
+  std::vector<std::pair<std::string, SearchedAxis>> PendingAxes;
+  std::optional<DimId> PerStepDimId;
+  llvm::SMRange PerStepAt, MicrobatchesRange, ChipsRange, MaxMemoryRange;
+  bool MinimizeMemory = false;
   void fuse(const Property &P, const PropValue &V);
   void warnUnusedTrainSettings(const PropertySet &Props, const TrainConfig &T);
   void warnTensorsLikeParams();

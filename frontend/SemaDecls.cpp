@@ -36,6 +36,13 @@ bool Sema::checkProps(const std::vector<Property> &Ps, PropOwner O,
     const std::string &Name = Prop.Name.Name;
     if (Name == Skip)
       continue;
+    // A search's forms (`in SET`, `= ?`, `<= N`; only `train` and
+    // `search` parse them) and the train knobs a `search` block lists are
+    // checked by searchForms.
+    if (Prop.Form != PropForm::Assign ||
+        (O == PropOwner::Search &&
+         (findSchema(PropOwner::Train, Name) || Name == "microbatch_size")))
+      continue;
     const PropSchema *S = findSchema(O, Name);
     if (!S) {
       if (auto Best = closestNameOrAbbreviation(Name, schemaNames(O)))
@@ -101,6 +108,8 @@ void Sema::declareItem(const Decl &D) {
     config(*C);
   else if (auto *T = llvm::dyn_cast<TrainDecl>(&D))
     train(*T);
+  else if (auto *S = llvm::dyn_cast<SearchDecl>(&D))
+    searchBlock(*S);
 }
 
 /// The chip or cluster a derived preset starts from (LANGUAGE.md §10), or
@@ -439,7 +448,10 @@ void Sema::mesh(const MeshDecl &D) {
       Ok = false;
       break;
     }
-    std::optional<int64_t> N = evalWhole(*A.Size, "mesh axis size", 1);
+    // A searched size is checked at 1 (the axis unused); the search
+    // rebinds it.
+    std::optional<int64_t> N =
+        A.searched() ? 1 : evalWhole(*A.Size, "mesh axis size", 1);
     if (!N || __builtin_mul_overflow(Chips, *N, &Chips)) {
       if (N)
         Diags.report(A.Size->Range, diag::IntegerOverflow);
@@ -462,6 +474,8 @@ void Sema::mesh(const MeshDecl &D) {
       Diags.report(D.Range, diag::MeshDeclaredHere, M.Name);
     Ok = false;
   }
+  if (Ok)
+    searchedAxes(D, M);
   Symbol S{SymKind::Mesh, D.Name.Range, !(Ok && ClusterOk)};
   S.Mesh = &M;
   if (declare(D.Name, S))
@@ -480,11 +494,15 @@ void Sema::dims(const DimDecl &D) {
     // A dim whose name was taken is reported once; its uses stay quiet.
     if (!declare(B.Name, S))
       RejectedDims.insert(B.Name.Name);
+    else if (!B.PerWord.Name.empty())
+      perStep(B, S.Dim, N);
   }
 }
 
 void Sema::lets(const std::vector<Binding> &Bs) {
   for (const Binding &B : Bs) {
+    if (!B.PerWord.Name.empty())
+      Diags.report(B.PerWord.Range, diag::PerStepNotDim, B.Name.Name);
     std::optional<Quantity> Q = eval(*B.Value);
     Symbol S{SymKind::Let, B.Name.Range, !Q};
     S.Value = Q.value_or(Quantity{});
@@ -521,7 +539,7 @@ void Sema::config(const ConfigDecl &D) {
   // `mesh = M` may name a mesh declared further down, so it is resolved when
   // the first tensor needs it.
   for (const Property &Prop : D.Props) {
-    if (Prop.Name.Name != "mesh")
+    if (Prop.Name.Name != "mesh" || Prop.Form != PropForm::Assign)
       continue;
     if (ConfigMesh) {
       Diags.report(Prop.Name.Range, diag::DuplicateProperty, "mesh");

@@ -104,6 +104,12 @@ std::optional<Quantity> Sema::eval(const Expr &E) {
                    "number, dim or let constant");
       return std::nullopt;
     }
+    if (S->Kind == SymKind::Dim && PerStepDimId && *PerStepDimId == S->Dim) {
+      // A search rebinds it per candidate: nothing computed from it may
+      // be fixed once.
+      Diags.report(E.Range, diag::PerStepDimRead, E.Text);
+      return std::nullopt;
+    }
     if (S->Kind == SymKind::Dim) {
       if (Info->DimReadByExpr.size() <= S->Dim)
         Info->DimReadByExpr.resize(S->Dim + 1);
@@ -229,11 +235,17 @@ Dimension dimensionOf(PropKind K) {
 } // namespace
 
 std::optional<PropValue> Sema::evalProperty(const Property &Prop, PropKind K) {
-  const Expr &E = *Prop.Value;
+  return evalValue(Prop.Name.Name, *Prop.Value, K);
+}
+
+/// The value \p E of a property named \p Name, of kind \p K (also a value
+/// in a search's set).
+std::optional<PropValue> Sema::evalValue(const std::string &Name, const Expr &E,
+                                         PropKind K) {
   PropValue V;
   if (K == PropKind::Bool) {
     if (E.Kind != ExprKind::Name || (E.Text != "true" && E.Text != "false")) {
-      Diags.report(E.Range, diag::ExpectedBool, Prop.Name.Name);
+      Diags.report(E.Range, diag::ExpectedBool, Name);
       return std::nullopt;
     }
     V.Flag = E.Text == "true";
@@ -246,18 +258,17 @@ std::optional<PropValue> Sema::evalProperty(const Property &Prop, PropKind K) {
   V.Range = E.Range;
   if (K == PropKind::Word) {
     // `1f1b` lexes as a number with a unit; it is a word here.
-    bool Name = E.Kind == ExprKind::Name;
+    bool IsName = E.Kind == ExprKind::Name;
     bool Glued = E.Kind == ExprKind::Number && !E.Unit.empty() && E.Per.empty();
-    if (!Name && !Glued) {
-      Diags.report(E.Range, diag::ExpectedWord, Prop.Name.Name);
+    if (!IsName && !Glued) {
+      Diags.report(E.Range, diag::ExpectedWord, Name);
       return std::nullopt;
     }
-    V.Word = Name ? E.Text : E.Text + E.Unit;
+    V.Word = IsName ? E.Text : E.Text + E.Unit;
     return V;
   }
   if (K == PropKind::Count || K == PropKind::Whole) {
-    std::optional<int64_t> N =
-        evalWhole(E, Prop.Name.Name, K == PropKind::Count ? 1 : 0);
+    std::optional<int64_t> N = evalWhole(E, Name, K == PropKind::Count ? 1 : 0);
     if (!N)
       return std::nullopt;
     V.Whole = *N;
@@ -274,31 +285,31 @@ std::optional<PropValue> Sema::evalProperty(const Property &Prop, PropKind K) {
   }
   V.Number = Q->value();
   if (K == PropKind::Fraction && !(V.Number > 0 && V.Number <= 1)) {
-    Diags.report(E.Range, diag::ExpectedFraction, Prop.Name.Name, Q->str());
+    Diags.report(E.Range, diag::ExpectedFraction, Name, Q->str());
     return std::nullopt;
   }
   // A share of the chip's SMs: 0 (the default) leaves compute alone, 1
   // would stop it.
   if (K == PropKind::Share) {
     if (!(V.Number >= 0 && V.Number < 1)) {
-      Diags.report(E.Range, diag::ExpectedShare, Prop.Name.Name, Q->str());
+      Diags.report(E.Range, diag::ExpectedShare, Name, Q->str());
       return std::nullopt;
     }
     return V;
   }
   // Latency may be zero (its default); sizes and bandwidths may not.
   if (K == PropKind::Seconds && V.Number < 0) {
-    Diags.report(E.Range, diag::ExpectedNonNegative, Prop.Name.Name, Q->str());
+    Diags.report(E.Range, diag::ExpectedNonNegative, Name, Q->str());
     return std::nullopt;
   }
   if (K != PropKind::Seconds && V.Number <= 0) {
-    Diags.report(E.Range, diag::ExpectedPositive, Prop.Name.Name, Q->str());
+    Diags.report(E.Range, diag::ExpectedPositive, Name, Q->str());
     return std::nullopt;
   }
   std::optional<PropRange> R = physicalRange(K);
   if (R && !(V.Number >= R->Min && V.Number <= R->Max)) {
     std::string Unit = Want.isCount() ? "" : " " + Want.str();
-    Diags.report(E.Range, diag::OutsidePhysicalRange, Prop.Name.Name, Q->str(),
+    Diags.report(E.Range, diag::OutsidePhysicalRange, Name, Q->str(),
                  fmt::format("{:g}", R->Min), fmt::format("{:g}", R->Max),
                  Unit);
     return std::nullopt;

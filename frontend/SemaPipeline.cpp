@@ -89,6 +89,10 @@ void Sema::checkPipelineSettings() {
     bool Schedule = P.Name.Name == "schedule", Chunks = P.Name.Name == "chunks";
     if (!Schedule && !Chunks)
       continue;
+    // A searched value is each candidate's: only "no pipeline at all" is
+    // known here (they collapse to 1f1b and 1 chunk).
+    if (P.Form != PropForm::Assign && (PipelineAxis || PipelineWritten))
+      continue;
     if (!PipelineAxis && !PipelineWritten)
       Diags.report(P.Name.Range, diag::PipelineSettingUnused, P.Name.Name,
                    "without a pipelined 'repeat ... over'");

@@ -68,10 +68,13 @@ void Sema::train(const TrainDecl &D) {
   TrainBlock = &D;
   PropertySet Props;
   checkProps(D.Props, PropOwner::Train, "train block", Props);
+  searchForms(D.Props, /*InSearchBlock=*/false);
   TrainConfig T;
   T.At = Diags.location(D.Range.Start);
   for (const Property &P : D.Props) {
     const PropSchema *S = findSchema(PropOwner::Train, P.Name.Name);
+    if (P.Form != PropForm::Assign)
+      continue; // searched: its default here (searchForms)
     if (!S || !Props.has(S->Id)) {
       ChunksRejected |= S && S->Id == PropId::Train_chunks;
       continue; // reported by checkProps
@@ -82,6 +85,7 @@ void Sema::train(const TrainDecl &D) {
     case PropId::Train_microbatches:
       T.Microbatches = V.Whole;
       T.MicrobatchesAt = Diags.location(V.Range.Start);
+      MicrobatchesRange = V.Range;
       break;
     case PropId::Train_chunks:
       T.Chunks = V.Whole;

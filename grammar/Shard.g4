@@ -1,5 +1,6 @@
 // The surface syntax of `.shard` files (LANGUAGE.md v0.2: v0.1, §7's
-// `param` and `train`, §8's builtin options, §9's `repeat ... over`, §10's derived presets).
+// `param` and `train`, §8's builtin options, §9's `repeat ... over`, §10's derived presets;
+// SEARCH.md v0.3's layout search: `?` sizes, `search { }`, `per step`).
 //
 // The grammar is deliberately permissive where a precise diagnostic is more
 // useful than a syntax error: unit names, property names, dtype names, mesh
@@ -21,6 +22,7 @@ item
   | tensorDecl
   | paramDecl
   | trainDecl
+  | searchDecl
   | repeatStmt
   | assignStmt
   ;
@@ -39,23 +41,33 @@ clusterDecl : CLUSTER ID (':' ID)? '{' (property | levelDecl)* '}' ;
 levelDecl   : LEVEL ID '{' property* '}' ;
 configDecl  : CONFIG '{' property* '}' ;
 property    : propName '=' expr ';' ;
+// In `train` and `search` a setting may be searched: `zero in {0, 1};`,
+// `recompute = ?;`, `chips <= 64;` (the word `in` is checked by the
+// frontend). Only these blocks take the forms, so a misspelt keyword
+// elsewhere (`levl node { ... }`) still reads as one.
+searchProperty : propName ( '=' expr | '=' '?' | '<=' expr | ID searchSet ) ';' ;
+// `{1, 2, 4}` or the inclusive range `1..8`.
+searchSet   : '{' expr (',' expr)* '}' | expr '..' expr ;
 // Keywords are valid property names: a cluster has `chip = H100;` and a
 // config `mesh = M;`.
 propName    : word ('.' word)* ;
 word        : ID | IMPORT | CHIP | CLUSTER | LEVEL | MESH | DIM | LET | TENSOR
-            | REPEAT | CONFIG | PARAM | TRAIN | OVER ;
+            | REPEAT | CONFIG | PARAM | TRAIN | OVER | SEARCH ;
 
 meshDecl    : MESH ID '=' ID '[' meshAxis (',' meshAxis)* ']' ';' ;
-meshAxis    : ID ':' expr ;
+// A size is a number, `?` (searched) or `? in SET`.
+meshAxis    : ID ':' ( expr | '?' (ID searchSet)? ) ;
 dimDecl     : DIM binding (',' binding)* ';' ;
 letDecl     : LET binding (',' binding)* ';' ;
-binding     : ID '=' expr ;
+// `dim B = 1024 per step;`: the two words are checked by the frontend.
+binding     : ID '=' expr (ID ID)? ;
 
 tensorDecl  : TENSOR ID ':' tensorType ';' ;
 // `param W : bf16[E, F_T] state [E_D, F_T];`: the word before the explicit
 // state sharding is checked by the frontend (it must be `state`).
 paramDecl   : PARAM ID ':' tensorType (ID '[' indexList ']')? ';' ;
-trainDecl   : TRAIN '{' property* '}' ;
+trainDecl   : TRAIN '{' searchProperty* '}' ;
+searchDecl  : SEARCH '{' searchProperty* '}' ;
 // `bf16[I_X, J]{U_Y}`; an index is `I`, `I_XY` or `I_{a,b}` (ID then braces).
 tensorType  : ID '[' indexList ']' unreduced? ;
 indexList   : index (',' index)* ;
@@ -106,6 +118,7 @@ CONFIG  : 'config' ;
 PARAM   : 'param' ;
 TRAIN   : 'train' ;
 OVER    : 'over' ;
+SEARCH  : 'search' ;
 
 ID      : [A-Za-z_] [A-Za-z0-9_]* ;
 // A word that starts with the micro sign (U+00B5, which the report prints in
@@ -127,6 +140,7 @@ WS            : [ \t\r\n\f]+ -> skip ;
 LBRACE : '{' ; RBRACE : '}' ; LBRACK : '[' ; RBRACK : ']' ;
 LPAREN : '(' ; RPAREN : ')' ; SEMI : ';' ; COMMA : ',' ; COLON : ':' ;
 DOT : '.' ; EQ : '=' ; STAR : '*' ; SLASH : '/' ; PLUS : '+' ; MINUS : '-' ;
+QUESTION : '?' ; DOTDOT : '..' ; LE : '<=' ;
 // Anything else becomes one token that the frontend reports as an invalid
 // character, so the lexer itself never fails.
 UNKNOWN_CHAR : . ;
