@@ -245,8 +245,13 @@ void Applier::define(size_t Begin, size_t End) {
 /// block, or adds it there.
 void Applier::setKnob(TrainDecl &Train, const std::string &Name,
                       llvm::SMRange NameAt, ExprPtr V) {
-  // A knob the file searches (`zero in {0, 1};`) is fixed by the
-  // override: it is then not searched.
+  // A knob the file searches (`zero in {0, 1};`, in `train` or `search`)
+  // is fixed by the override: it is then not searched.
+  for (DeclPtr &D : P.Files.back()->Items)
+    if (auto *S = llvm::dyn_cast<SearchDecl>(D.get()))
+      llvm::erase_if(S->Props, [&](const Property &Prop) {
+        return Prop.Name.Name == Name;
+      });
   for (Property &Prop : Train.Props)
     if (Prop.Name.Name == Name) {
       Prop.Value = std::move(V);

@@ -125,6 +125,9 @@ private:
   const SearchDecl *SearchBlock = nullptr;
   /// Searched axes by mesh name, until the program's mesh is known.
   std::vector<std::pair<std::string, SearchedAxis>> PendingAxes;
+  /// Where each mesh is declared: a search without a block is reported
+  /// at its mesh.
+  llvm::StringMap<llvm::SMLoc> MeshDeclAt;
   std::optional<DimId> PerStepDimId;
   llvm::SMRange PerStepAt, MicrobatchesRange, ChipsRange, MaxMemoryRange;
   bool MinimizeMemory = false;

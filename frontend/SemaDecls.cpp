@@ -474,6 +474,7 @@ void Sema::mesh(const MeshDecl &D) {
       Diags.report(D.Range, diag::MeshDeclaredHere, M.Name);
     Ok = false;
   }
+  MeshDeclAt.try_emplace(M.Name, D.Range.Start);
   if (Ok)
     searchedAxes(D, M);
   Symbol S{SymKind::Mesh, D.Name.Range, !(Ok && ClusterOk)};

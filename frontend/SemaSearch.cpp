@@ -416,6 +416,15 @@ void Sema::finishSearch() {
     }
     if (K.Knob == SearchKnob::Microbatches && !Search.PerStep)
       Diags.report(K.PropRange, diag::MicrobatchesNeedPerStep);
+    // Set in `train` and searched in `search`: which one holds would be
+    // silent.
+    const char *Name = KnobNames[unsigned(K.Knob)];
+    if (K.InSearchBlock)
+      for (const Property &P : TrainBlock->Props)
+        if (P.Name.Name == Name && P.Form == PropForm::Assign) {
+          Diags.report(K.PropRange, diag::DuplicateProperty, Name);
+          Diags.report(P.Name.Range, diag::FirstSetHere, Name);
+        }
   }
   if (SearchBlock && !TrainBlock) {
     for (const Property &P : SearchBlock->Props)
@@ -443,8 +452,11 @@ void Sema::finishSearch() {
   if (TrainBlock)
     Search.TrainEnd =
         llvm::SMLoc::getFromPointer(TrainBlock->Range.End.getPointer() - 1);
-  Search.At = SearchBlock            ? Diags.location(SearchBlock->Range.Start)
-              : !Search.Axes.empty() ? Search.Axes.front().At
-                                     : Search.Knobs.front().At;
+  // The `search` block, else the program's mesh declaration.
+  llvm::SMLoc MeshAt =
+      Program ? MeshDeclAt.lookup(Program->Name) : llvm::SMLoc();
+  Search.At = SearchBlock        ? Diags.location(SearchBlock->Range.Start)
+              : MeshAt.isValid() ? Diags.location(MeshAt)
+                                 : Search.Knobs.front().At;
   P.Search = std::move(Search);
 }

@@ -129,7 +129,9 @@ y[B_D, E] = x;
   EXPECT_EQ(R->P.Search->Chips, (std::vector<int64_t>{8}));
   EXPECT_TRUE(R->P.Search->Knobs.empty());
   EXPECT_FALSE(R->P.Search->BlockRange.isValid());
+  // Without a block, a search is reported at its mesh declaration.
   EXPECT_EQ(R->P.Search->At.Line, 2u);
+  EXPECT_EQ(R->P.Search->At.Col, 1u);
 }
 
 TEST(SearchSpec, PerStepAloneIsNotASearch) {
