@@ -7,8 +7,11 @@
 // searched axis at size 1.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Pipeline.h"
+#include "report/Report.h"
 #include "shardc/Config.h"
 #include "tests/support/CompileInProcess.h"
+#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
 using namespace shardc;
@@ -146,6 +149,43 @@ train { microbatches = 2; }
 )");
   ASSERT_EQ(R->Errors, 0u);
   EXPECT_FALSE(R->P.Search);
+}
+
+/// The engine's use of a search's checked module: one candidate is
+/// compile(IR, Layout) with the axis sizes, the per-step dim at G / m and
+/// the knobs. It must equal the file written with those values.
+TEST(SearchSpec, ACandidateCompilesAsTheFileWrittenOut) {
+  const std::string Head = "import \"nvidia.shard\";\n";
+  const std::string Body = "dim B = 512 per step;\n"
+                           "dim E = 8192, F = 8192;\n"
+                           "tensor x : bf16[B_D, E];\n"
+                           "param W : bf16[E, F];\n"
+                           "h[B_D, F] = x * W;\n";
+  auto Search = compile(Head + "mesh M = DGX_H100_Node[D: ?];\n" + Body +
+                        "train { microbatches = ?; optimizer = none; }\n");
+  ASSERT_EQ(Search->Errors, 0u);
+  ASSERT_TRUE(Search->P.Search && Search->P.Search->PerStep);
+  auto Written = compile(Head + "mesh M = DGX_H100_Node[D: 8];\n" + Body +
+                         "train { microbatches = 4; optimizer = none; }\n");
+  ASSERT_TRUE(Written->Compiled);
+  // The per-step dim is checked at G (m = 1) and no expression reads it,
+  // so a layout may rebind it.
+  const Module &IR = *Search->P.IR;
+  DimId B = 0;
+  while (IR.names().Dims[B] != "B")
+    ++B;
+  Layout L{Written->P.IR->mesh(), DimSizeMap(), *IR.config().Train};
+  L.Dims[B] = 512 / 4;
+  L.Train->Microbatches = 4;
+  DiagnosticEngine Engine(Search->SM);
+  auto Re = shardc::compile(IR, L, Engine);
+  ASSERT_TRUE(bool(Re)) << llvm::toString(Re.takeError());
+  EXPECT_FALSE(Engine.hasErrors());
+  std::string T1, T2;
+  llvm::raw_string_ostream O1(T1), O2(T2);
+  printTextReport(**Re, O1);
+  printTextReport(*Written->Compile, O2);
+  EXPECT_EQ(T1, T2);
 }
 
 } // namespace
