@@ -121,6 +121,7 @@ private:
   /// After the statements: the checks that need the program's mesh and
   /// the whole file, and Program::Search when the file is a search.
   void finishSearch();
+  void checkSearchNeeds();
   SearchSpec Search;
   const SearchDecl *SearchBlock = nullptr;
   /// Searched axes by mesh name, until the program's mesh is known.

@@ -395,18 +395,9 @@ void Sema::bindPerStep() {
     S->Value = Quantity::ofInt(G / M);
 }
 
-void Sema::finishSearch() {
-  const MeshSpec *Program = MeshChosen ? Mesh : nullptr;
-  bool Searched = SearchBlock || !Search.Knobs.empty();
-  for (auto &[MeshName, Axis] : PendingAxes) {
-    if (Program && MeshName == Program->Name) {
-      Search.Axes.push_back(Axis);
-      Searched = true;
-    } else if (Program) {
-      Diags.report(Axis.SizeRange, diag::SearchedMeshNotProgram, MeshName,
-                   Program->Name);
-    }
-  }
+/// What the searched knobs and the `search` block need of the rest of the
+/// file: a `train` block, and a `per step` dim for searched microbatches.
+void Sema::checkSearchNeeds() {
   for (const SearchedKnob &K : Search.Knobs) {
     if (!TrainBlock) {
       Diags.report(K.PropRange, diag::SearchNeedsTrain,
@@ -434,6 +425,21 @@ void Sema::finishSearch() {
                      P.Name.Name == "minimize" ? "'minimize = memory'"
                                                : "'max_memory'");
   }
+}
+
+void Sema::finishSearch() {
+  const MeshSpec *Program = MeshChosen ? Mesh : nullptr;
+  bool Searched = SearchBlock || !Search.Knobs.empty();
+  for (auto &[MeshName, Axis] : PendingAxes) {
+    if (Program && MeshName == Program->Name) {
+      Search.Axes.push_back(Axis);
+      Searched = true;
+    } else if (Program) {
+      Diags.report(Axis.SizeRange, diag::SearchedMeshNotProgram, MeshName,
+                   Program->Name);
+    }
+  }
+  checkSearchNeeds();
   if (Program && Program->Cluster) {
     int64_t Cluster = Program->Cluster->numChips();
     if (Search.Chips.empty())
