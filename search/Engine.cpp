@@ -1,0 +1,506 @@
+//===- Engine.cpp - Deciding each layout and candidate once ---------------===//
+//
+// A layout is decided by one compile with neutral knobs (1f1b, one chunk,
+// one microbatch where the count is searched): an error there that no knob
+// changes (a dim its axes do not divide, a pipeline its stages do not
+// split) rejects it. Each of a compiled layout's candidates is then one
+// compile(checked, Layout), rejected under its first failing reason or
+// feasible. Threads take whole layouts; results merge in canonical order,
+// so every -j prints the same.
+//
+//===----------------------------------------------------------------------===//
+#include "diag/Diagnostic.h"
+#include "ir/Training.h"
+#include "passes/Analyses.h"
+#include "passes/CostModel.h"
+#include "search/Search.h"
+#include "search/Space.h"
+#include "llvm/Support/SourceMgr.h"
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <thread>
+
+using namespace shardc;
+
+namespace {
+
+/// One compile's outcome: the compile (also with a step over HBM) and its
+/// first error.
+struct Outcome {
+  std::unique_ptr<MeshCompile> C;
+  std::optional<Diagnostic> Error;
+  std::string Internal; ///< a compile that failed without a diagnostic
+  bool failed() const { return Error || !Internal.empty(); }
+};
+
+Outcome compileOne(const Module &M, const Layout &L, llvm::SourceMgr &SM) {
+  Outcome O;
+  DiagnosticEngine Diags(SM);
+  Diags.setHandler([&](const Diagnostic &D) {
+    if (D.Sev == Severity::Error && !O.Error)
+      O.Error = D;
+  });
+  auto C = compile(M, L, Diags);
+  if (!C) {
+    // A pass that reported an error fails the compile (the error is the
+    // reason); one that failed without a word, or a layout compile()
+    // refuses, is a bug of ours: its reason is InternalError.
+    std::string Why = llvm::toString(C.takeError());
+    if (!O.Error)
+      O.Internal = "internal error: " + Why;
+    return O;
+  }
+  O.C = std::move(*C);
+  return O;
+}
+
+/// The reason an outcome is counted under, and its message.
+std::string reasonOf(const Outcome &O) {
+  return O.Internal.empty() ? diagKindName(O.Error->Kind).str()
+                            : "InternalError";
+}
+std::string messageOf(const Outcome &O) {
+  return O.Internal.empty() ? O.Error->Message : O.Internal;
+}
+
+/// One reason's tally within a layout or the whole search.
+struct Tally {
+  SearchLevel Level = SearchLevel::Layout;
+  uint64_t Count = 0;
+  NearestMiss Nearest;
+  double Rank = 0; ///< relative miss for limits; 0 for first-in-order
+  bool Limit = false;
+};
+
+/// Reasons by level (layouts first) and name: NotDivisible can reject a
+/// layout (a dim its axes do not divide) and a candidate (the batch).
+using ReasonKey = std::pair<SearchLevel, std::string>;
+
+void count(std::map<ReasonKey, Tally> &T, const std::string &Reason,
+           SearchLevel Level, NearestMiss Miss, std::optional<double> Rank) {
+  Tally &X = T[{Level, Reason}];
+  X.Level = Level;
+  bool Better = X.Count == 0 || (Rank && *Rank < X.Rank);
+  ++X.Count;
+  if (Better) {
+    X.Nearest = std::move(Miss);
+    X.Rank = Rank.value_or(0);
+    X.Limit = Rank.has_value();
+  }
+}
+
+/// What one layout decided.
+struct LayoutOutcome {
+  bool Rejected = false;
+  uint64_t Candidates = 0, Recosts = 0;
+  std::map<ReasonKey, Tally> Reasons;
+  std::vector<CandidateResult> Feasible;
+};
+
+/// The step's largest part, for the bound column: the statements' time by
+/// what bounds each, the optimizer and fixed costs (memory), exposed syncs
+/// and param gathers (comms), the pipeline's idle time (bubble).
+void boundOf(const MeshCompile &C, CandidateResult &R) {
+  // Per statement and execution: its compute time (math or memory, which
+  // ever bounds it) and the rest of its time, collectives not hidden under
+  // it; weighted by the repeats around it, then scaled to the step's busy
+  // time (the pipeline's, less its bubble).
+  double Part[3] = {0, 0, 0}; // compute, memory, comms
+  const ProgramInfo &Info = C.program().info();
+  for (size_t I = 0; I != C.Tables.StatementCosts.size(); ++I) {
+    const auto &S = C.Tables.StatementCosts[I];
+    // The compute stream's statements: syncs, updates and gathers are
+    // the step's own terms below.
+    if (!S || I >= Info.Statements.size() ||
+        (Info.Statements[I].Ph != Phase::Forward &&
+         Info.Statements[I].Ph != Phase::Backward))
+      continue;
+    double N = double(Info.Statements[I].Repeat);
+    double Compute = std::max(S->TMath, S->THbm - S->TSerial) + S->TSerial;
+    Part[S->TMath >= S->THbm ? 0 : 1] += N * std::min(Compute, S->Time);
+    Part[2] += N * std::max(0.0, S->Time - Compute);
+  }
+  double Busy = Part[0] + Part[1] + Part[2];
+  double Bubble = 0;
+  if (const auto &S = C.Tables.Step) {
+    if (S->Pipeline)
+      Bubble = S->Pipeline->Bubble * S->TPipe;
+    double Scale = Busy > 0 ? (S->TPipe - Bubble) / Busy : 0;
+    for (double &P : Part)
+      P *= Scale;
+    Part[1] += S->TOpt + S->TFixed;
+    Part[2] += S->TSyncExposed + S->TParamGather;
+  } else if (Busy > 0) {
+    for (double &P : Part)
+      P *= R.StepTime / Busy;
+  }
+  R.ExposedComms = Part[2];
+  R.Bubble = R.StepTime > 0 ? Bubble / R.StepTime : 0;
+  const char *Names[4] = {"compute", "memory", "comms", "bubble"};
+  double Values[4] = {Part[0], Part[1], Part[2], Bubble};
+  unsigned Best = 0;
+  for (unsigned I = 1; I != 4; ++I)
+    if (Values[I] > Values[Best])
+      Best = I;
+  R.Bound = Names[Best];
+}
+
+CandidateResult resultOf(const MeshCompile &C, const Candidate &At,
+                         const SearchSpec &Spec) {
+  CandidateResult R;
+  R.At = At;
+  R.Chips = C.mesh().numChips();
+  if (const auto &S = C.Tables.Step) {
+    R.StepTime = S->TStep;
+    R.Mfu = S->Mfu;
+  } else if (const auto &T = C.Tables.Totals) {
+    R.StepTime = T->Time;
+    R.Mfu = T->Mfu;
+  }
+  if (const auto &M = C.Tables.Memory) {
+    R.Memory = M->Total;
+    unsigned Largest = 0;
+    for (unsigned I = 1; I != NumMemoryTerms; ++I)
+      if (M->Bytes[I] > M->Bytes[Largest])
+        Largest = I;
+    R.LargestMemoryTerm = memoryTermName(MemoryTerm(Largest)).str();
+  }
+  boundOf(C, R);
+  switch (Spec.Minimize) {
+  case SearchObjective::StepTime:
+    R.Objective = R.StepTime;
+    break;
+  case SearchObjective::Cost:
+    R.Objective = double(R.Chips) * R.StepTime;
+    break;
+  case SearchObjective::Memory:
+    R.Objective = R.Memory.value_or(0);
+    break;
+  }
+  return R;
+}
+
+/// Memory's terms, largest first, for a memory miss.
+std::vector<std::pair<std::string, double>> memoryTerms(const MeshCompile &C) {
+  std::vector<std::pair<std::string, double>> Out;
+  if (const auto &M = C.Tables.Memory)
+    for (unsigned I = 0; I != NumMemoryTerms; ++I)
+      Out.push_back({memoryTermName(MemoryTerm(I)).str(), M->Bytes[I]});
+  std::stable_sort(Out.begin(), Out.end(), [](const auto &A, const auto &B) {
+    return A.second > B.second;
+  });
+  return Out;
+}
+
+/// Whether a first error is the candidate's (its knobs could change it) or
+/// the layout's.
+bool candidateError(const Diagnostic &D, const SearchSpec &Spec) {
+  if (D.Kind == DiagKind::StepOverHbm ||
+      D.Kind == DiagKind::InterleavedMicrobatches)
+    return true;
+  if (D.Kind == DiagKind::NotDivisible && Spec.PerStep)
+    return llvm::StringRef(D.Message).startswith("dim '" + Spec.PerStep->Name +
+                                                 "'");
+  return false;
+}
+
+class Engine {
+public:
+  Engine(const SearchSpec &Spec, llvm::SourceMgr &SM,
+         std::vector<std::string> Written)
+      : Spec(Spec), SM(SM), Written(std::move(Written)) {}
+
+  void decide(const Module &M, const Candidate &Layout, LayoutOutcome &Out);
+  /// Candidates decided so far, over every thread (the progress line's).
+  std::atomic<uint64_t> Decided{0};
+
+private:
+  void decideCandidate(const Module &M, const Candidate &C, LayoutOutcome &Out);
+  NearestMiss miss(const Candidate &C, std::string Message) const {
+    NearestMiss N;
+    N.At = C;
+    N.Message = std::move(Message);
+    return N;
+  }
+
+  const SearchSpec &Spec;
+  llvm::SourceMgr &SM;
+  std::vector<std::string> Written;
+};
+
+void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
+  // Level 1: the layout with neutral knobs.
+  Candidate Neutral = L;
+  Neutral.KnobMask = 0;
+  Layout NL = candidateLayout(M, Written, Spec, Neutral);
+  Outcome O = compileOne(M, NL, SM);
+  ++Out.Recosts;
+  if (O.failed() && (!O.Error || !candidateError(*O.Error, Spec))) {
+    Out.Rejected = true;
+    Decided += knobPlan(M, Spec, L.Sizes).count();
+    count(Out.Reasons, reasonOf(O), SearchLevel::Layout, miss(L, messageOf(O)),
+          std::nullopt);
+    return;
+  }
+  // Level 2: each candidate, in canonical order.
+  KnobPlan Plan = knobPlan(M, Spec, L.Sizes);
+  Candidate C = L;
+  Plan.forEach([&](Candidate &K) { decideCandidate(M, K, Out); }, C);
+}
+
+void Engine::decideCandidate(const Module &M, const Candidate &C,
+                             LayoutOutcome &Out) {
+  ++Out.Candidates;
+  ++Decided;
+  auto Reject = [&](const std::string &Reason, NearestMiss N,
+                    std::optional<double> Rank) {
+    count(Out.Reasons, Reason, SearchLevel::Candidate, std::move(N), Rank);
+  };
+  if (Spec.PerStep && C.KnobMask >> unsigned(SearchKnob::Microbatches) & 1) {
+    int64_t Mb = C.Knobs[unsigned(SearchKnob::Microbatches)];
+    if (Spec.PerStep->Global % Mb != 0)
+      return Reject(
+          "NotDivisible",
+          miss(C, fmt::format("the global batch {} ('{}' per step) "
+                              "is not divisible by {} microbatches",
+                              Spec.PerStep->Global, Spec.PerStep->Name, Mb)),
+          std::nullopt);
+  }
+  Outcome O = compileOne(M, candidateLayout(M, Written, Spec, C), SM);
+  ++Out.Recosts;
+  if (O.failed()) {
+    NearestMiss N = miss(C, messageOf(O));
+    if (O.Error && O.Error->Kind == DiagKind::StepOverHbm && O.C &&
+        O.C->Tables.Memory) {
+      const MemorySummary &Mem = *O.C->Tables.Memory;
+      N.Value = Mem.Total;
+      N.Limit = Mem.Capacity;
+      N.Terms = memoryTerms(*O.C);
+      return Reject("StepOverHbm", std::move(N), Mem.Total / Mem.Capacity - 1);
+    }
+    return Reject(reasonOf(O), std::move(N), std::nullopt);
+  }
+  CandidateResult R = resultOf(*O.C, C, Spec);
+  if (Spec.MaxMemory && R.Memory && *R.Memory > *Spec.MaxMemory) {
+    NearestMiss N =
+        miss(C, fmt::format("needs {:.4g} GB per chip; "
+                            "max_memory is {:.4g} GB",
+                            *R.Memory / 1e9, *Spec.MaxMemory / 1e9));
+    N.Value = R.Memory;
+    N.Limit = Spec.MaxMemory;
+    N.Terms = memoryTerms(*O.C);
+    return Reject("OverMaxMemory", std::move(N),
+                  *R.Memory / *Spec.MaxMemory - 1);
+  }
+  if (Spec.MinMfu && R.Mfu < *Spec.MinMfu) {
+    NearestMiss N = miss(C, fmt::format("MFU {:.1f}% is below min_mfu {:.1f}%",
+                                        100 * R.Mfu, 100 * *Spec.MinMfu));
+    N.Value = R.Mfu;
+    N.Limit = Spec.MinMfu;
+    return Reject("BelowMinMfu", std::move(N),
+                  R.Mfu > 0 ? *Spec.MinMfu / R.Mfu - 1 : 1e300);
+  }
+  if (Spec.MaxStepTime && R.StepTime > *Spec.MaxStepTime) {
+    NearestMiss N = miss(C, fmt::format("step time {:.4g} s is over "
+                                        "max_step_time {:.4g} s",
+                                        R.StepTime, *Spec.MaxStepTime));
+    N.Value = R.StepTime;
+    N.Limit = Spec.MaxStepTime;
+    return Reject("OverMaxStepTime", std::move(N),
+                  R.StepTime / *Spec.MaxStepTime - 1);
+  }
+  Out.Feasible.push_back(std::move(R));
+}
+
+/// Ranking: the objective, then step time, chips, memory, canonical order
+/// (the index the candidates were enumerated in).
+bool ranksBefore(const CandidateResult &A, size_t IA, const CandidateResult &B,
+                 size_t IB) {
+  if (A.Objective != B.Objective)
+    return A.Objective < B.Objective;
+  if (A.StepTime != B.StepTime)
+    return A.StepTime < B.StepTime;
+  if (A.Chips != B.Chips)
+    return A.Chips < B.Chips;
+  double MA = A.Memory.value_or(0), MB = B.Memory.value_or(0);
+  if (MA != MB)
+    return MA < MB;
+  return IA < IB;
+}
+
+std::vector<CandidateResult> paretoOf(const std::vector<CandidateResult> &All,
+                                      SearchPareto By) {
+  auto Second = [&](const CandidateResult &R) {
+    return By == SearchPareto::Chips ? double(R.Chips) : R.Memory.value_or(0);
+  };
+  std::vector<size_t> Idx(All.size());
+  for (size_t I = 0; I != Idx.size(); ++I)
+    Idx[I] = I;
+  // By the second measure, then step time, then canonical order: a point
+  // joins the front when it is faster than every point before it.
+  std::stable_sort(Idx.begin(), Idx.end(), [&](size_t A, size_t B) {
+    if (Second(All[A]) != Second(All[B]))
+      return Second(All[A]) < Second(All[B]);
+    return All[A].StepTime < All[B].StepTime;
+  });
+  std::vector<CandidateResult> Front;
+  for (size_t I : Idx)
+    if (Front.empty() || All[I].StepTime < Front.back().StepTime)
+      Front.push_back(All[I]);
+  return Front;
+}
+
+/// For a rejected layout: the nearest that passed the layout checks, in
+/// the same order: fewest axes changed, then the smallest change in size
+/// by ratio, then the first in canonical order ("; [D: 2, T: 4] passes");
+/// empty when none did.
+std::string nearestPassing(const Candidate &L, llvm::ArrayRef<Candidate> All,
+                           const std::vector<LayoutOutcome> &Outcomes,
+                           const std::vector<std::string> &Names) {
+  std::optional<std::pair<std::pair<unsigned, double>, size_t>> Best;
+  for (size_t I = 0; I != All.size(); ++I) {
+    if (Outcomes[I].Rejected || All[I].Order != L.Order)
+      continue;
+    unsigned Changed = 0;
+    double Far = 0;
+    for (unsigned A = 0; A != L.Sizes.size(); ++A)
+      if (All[I].Sizes[A] != L.Sizes[A]) {
+        ++Changed;
+        Far += std::abs(std::log(double(All[I].Sizes[A]) / double(L.Sizes[A])));
+      }
+    std::pair<unsigned, double> Key{Changed, Far};
+    if (!Best || Key.first < Best->first.first ||
+        (Key.first == Best->first.first &&
+         Key.second < Best->first.second - 1e-12))
+      Best = {Key, I};
+  }
+  if (!Best)
+    return "";
+  return "; " + meshText(Names, All[Best->second]) + " passes";
+}
+
+} // namespace
+
+uint64_t shardc::spaceSize(const Module &Checked, const SearchSpec &Spec) {
+  uint64_t N = 0;
+  for (const auto &Sizes : sizeTuples(axisDomains(Checked, Spec), Spec))
+    N += ordersOf(Sizes, Spec.FreeOrder).size() *
+         knobPlan(Checked, Spec, Sizes).count();
+  return N;
+}
+
+SearchResult shardc::runSearch(const SearchSpec &Spec,
+                               const CheckedForOrder &Checked,
+                               llvm::SourceMgr &SM, const SearchOptions &Opts) {
+  auto Start = std::chrono::steady_clock::now();
+  SearchResult Res;
+  const Module *Written = Checked({});
+  std::vector<std::string> Names = Written->names().Axes;
+  // The layouts, canonical order, and the module of each order (checked
+  // here, on this thread: the frontend is not shared between threads).
+  std::vector<Candidate> Layouts;
+  std::map<std::vector<unsigned>, const Module *> Modules;
+  for (auto &Sizes : sizeTuples(axisDomains(*Written, Spec), Spec))
+    for (auto &Order : ordersOf(Sizes, Spec.FreeOrder)) {
+      if (!Modules.count(Order))
+        Modules[Order] = Checked(Order);
+      Layouts.push_back(Candidate{Sizes, Order, {}, 0});
+    }
+  Res.SpaceCandidates = spaceSize(*Written, Spec);
+  // Line tables built now, so the threads' diagnostics only read them.
+  for (unsigned B = 1; B <= SM.getNumBuffers(); ++B)
+    SM.FindLocForLineAndColumn(B, 1, 1);
+  std::vector<LayoutOutcome> Outcomes(Layouts.size());
+  std::atomic<size_t> Next{0};
+  std::atomic<bool> Stop{false};
+  Engine E(Spec, SM, Names);
+  auto Work = [&] {
+    for (size_t I; !Stop && (I = Next++) < Layouts.size();) {
+      auto It = Modules.find(Layouts[I].Order);
+      if (const Module *M = It != Modules.end() ? It->second : nullptr) {
+        E.decide(*M, Layouts[I], Outcomes[I]);
+      } else {
+        // The file did not check with its axes in this order: a bug of
+        // ours (the order changes no rule), counted, never silent.
+        Outcomes[I].Rejected = true;
+        NearestMiss N;
+        N.At = Layouts[I];
+        N.Message = "internal error: the program does not check with its "
+                    "mesh's axes in this order";
+        count(Outcomes[I].Reasons, "InternalError", SearchLevel::Layout, N,
+              std::nullopt);
+      }
+      if (Spec.TimeLimit && std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - Start)
+                                    .count() > *Spec.TimeLimit)
+        Stop = true;
+    }
+  };
+  unsigned Threads =
+      std::max(1u, std::min<unsigned>(Opts.Threads, Layouts.size()));
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < Threads; ++T)
+    Pool.emplace_back(Work);
+  Work();
+  for (std::thread &T : Pool)
+    T.join();
+  // Merge in canonical order.
+  std::map<ReasonKey, Tally> Reasons;
+  std::vector<CandidateResult> All;
+  size_t Done = Stop ? Next.load() : Layouts.size();
+  for (size_t I = 0; I != std::min(Done, Layouts.size()); ++I) {
+    LayoutOutcome &O = Outcomes[I];
+    ++Res.Layouts;
+    Res.LayoutsRejected += O.Rejected;
+    Res.Candidates += O.Candidates;
+    Res.Stats.Recosts += O.Recosts;
+    for (auto &[Reason, T] : O.Reasons) {
+      Tally &X = Reasons[Reason];
+      bool Better = X.Count == 0 || (T.Limit && T.Rank < X.Rank);
+      X.Level = T.Level;
+      X.Count += T.Count;
+      if (Better) {
+        X.Nearest = T.Nearest;
+        X.Rank = T.Rank;
+        X.Limit = T.Limit;
+      }
+    }
+    for (CandidateResult &R : O.Feasible)
+      All.push_back(std::move(R));
+  }
+  Res.Feasible = All.size();
+  std::vector<size_t> Idx(All.size());
+  for (size_t I = 0; I != Idx.size(); ++I)
+    Idx[I] = I;
+  std::sort(Idx.begin(), Idx.end(), [&](size_t A, size_t B) {
+    return ranksBefore(All[A], A, All[B], B);
+  });
+  for (size_t I = 0; I != std::min<size_t>(Idx.size(), Spec.Top); ++I)
+    Res.Top.push_back(All[Idx[I]]);
+  if (Spec.Pareto != SearchPareto::None)
+    Res.Pareto = paretoOf(All, Spec.Pareto);
+  for (auto &[Reason, T] : Reasons) {
+    if (T.Level == SearchLevel::Layout)
+      T.Nearest.Message +=
+          nearestPassing(T.Nearest.At, llvm::ArrayRef(Layouts).take_front(Done),
+                         Outcomes, Names);
+    Res.Rejected.push_back(
+        Rejection{Reason.second, T.Level, T.Count, T.Nearest, T.Rank});
+  }
+  std::stable_sort(Res.Rejected.begin(), Res.Rejected.end(),
+                   [](const Rejection &A, const Rejection &B) {
+                     if (A.Level != B.Level)
+                       return A.Level < B.Level;
+                     return A.Count > B.Count;
+                   });
+  Res.Stats.Threads = Threads;
+  Res.Stats.Stopped = Stop;
+  Res.Stats.TimeS =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  return Res;
+}
