@@ -446,6 +446,8 @@ void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
         for (const std::string &O : E.Overrides)
           J.value(O);
       });
+    if (E.Search)
+      E.Search(J);
     J.attribute("source", E.Source);
     J.attribute("status", E.Failed ? "error" : C ? "ok" : "no_mesh");
     if (C && C->Tables.Step)

@@ -13,6 +13,7 @@
 #include "passes/Pipeline.h"
 #include "report/Timeline.h"
 #include "support/Format.h"
+#include <functional>
 #include <string>
 
 namespace llvm {
@@ -20,6 +21,7 @@ class raw_ostream;
 } // namespace llvm
 
 namespace shardc {
+class JsonWriter;
 
 constexpr unsigned JsonVersion = 2;
 
@@ -69,6 +71,9 @@ struct JsonEntry {
   /// The command line's overrides, as written (`-D B=16`, `--mesh D: 8`):
   /// the numbers are those of the file with these values written in.
   std::vector<std::string> Overrides;
+  /// A layout search's `search` object (report/SearchReport.h); the entry
+  /// is then row 1's report.
+  std::function<void(JsonWriter &)> Search;
 };
 void printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS);
 /// The report of one costed program, as a one-element array.

@@ -18,6 +18,9 @@
 
 namespace shardc {
 struct SummaryRow;
+struct JsonEntry;
+class MeshCompile;
+class DiagnosticEngine;
 
 enum ExitCode : int {
   ExitSuccess = 0,
@@ -26,7 +29,7 @@ enum ExitCode : int {
   ExitInternal = 3,
 };
 
-enum class EmitKind { Tokens, AST, IR, Costs, Report };
+enum class EmitKind { Tokens, AST, IR, Costs, Report, Best };
 enum class OutputFormat { Text, JSON, Trace, Svg };
 
 /// The pseudo-pass of --print-ir-after that names the IR as the frontend
@@ -49,6 +52,12 @@ struct DriverOptions {
   CompileOptions Compile;
   /// -D and --mesh, applied to every input (each chunk of it).
   Overrides Edits;
+  /// A search's row that --emit=best prints (1-based), and its threads.
+  unsigned Row = 1;
+  unsigned Jobs = 1;
+  /// A search's progress line on stderr (--progress; auto: stderr is a
+  /// terminal).
+  bool Progress = false;
 };
 
 /// Whether the output is the JSON array of reports (docs/json.md).
@@ -68,6 +77,19 @@ llvm::raw_ostream &driverError();
 int compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer, unsigned Chunk,
                   const DriverOptions &O, llvm::raw_ostream &OS,
                   std::vector<SummaryRow> *Summary);
+
+/// Prints what --emit and --format ask for of a compiled program (null:
+/// no mesh): its IR, its costs or its report (in JSON mode \p Json's entry).
+void emitCompiled(const MeshCompile *C, DiagnosticEngine &Diags,
+                  const DriverOptions &O, llvm::raw_ostream &OS,
+                  JsonEntry *Json);
+
+/// A checked program that is a search (P.Search): runs it and prints its
+/// rows (docs/search.md), or with --emit=best the row's file, or row 1's
+/// report in the format asked for. Returns the exit code.
+int searchAndEmit(unsigned Id, Program &P, DiagnosticEngine &Diags,
+                  const DriverOptions &O, llvm::raw_ostream &OS,
+                  JsonEntry *Json);
 
 } // namespace shardc
 

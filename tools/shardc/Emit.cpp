@@ -127,6 +127,14 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
   // and the syntax tree above are the file's as written.
   if (!applyOverrides(O.Edits, Diags, P) || !checkProgram(Diags, P))
     return ExitInputErrors;
+  if (P.Search && P.IR)
+    return searchAndEmit(Id, P, Diags, O, OS, Json);
+  if (O.Emit == EmitKind::Best) {
+    driverError() << "--emit=best prints a search's best layout; this file "
+                     "searches nothing (no '?' size, searched knob or "
+                     "'search' block)\n";
+    return ExitUsage;
+  }
   // The checked module owns all it refers to: the ASTs (a third of a large
   // program's memory) can go before the passes run.
   P.Files.clear();
@@ -139,19 +147,7 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
     Row->Where = std::move(Where);
   } else if (Row)
     Row->Status = "no mesh: nothing to cost";
-  switch (O.Emit) {
-  case EmitKind::IR:
-  case EmitKind::Costs:
-    if (C)
-      printAnnotated(*C, OS, O.Emit == EmitKind::Costs);
-    break;
-  case EmitKind::Report:
-    emitReport(C.get(), Diags, O, OS, Json);
-    break;
-  case EmitKind::Tokens:
-  case EmitKind::AST:
-    llvm_unreachable("handled above");
-  }
+  emitCompiled(C.get(), Diags, O, OS, Json);
   return ExitSuccess;
 }
 
@@ -172,6 +168,25 @@ void recordDiagnostics(DiagnosticEngine &Diags, JsonEntry &Json) {
 }
 
 } // namespace
+
+void shardc::emitCompiled(const MeshCompile *C, DiagnosticEngine &Diags,
+                          const DriverOptions &O, llvm::raw_ostream &OS,
+                          JsonEntry *Json) {
+  switch (O.Emit) {
+  case EmitKind::IR:
+  case EmitKind::Costs:
+    if (C)
+      printAnnotated(*C, OS, O.Emit == EmitKind::Costs);
+    break;
+  case EmitKind::Report:
+    emitReport(C, Diags, O, OS, Json);
+    break;
+  case EmitKind::Tokens:
+  case EmitKind::AST:
+  case EmitKind::Best:
+    llvm_unreachable("handled before the compile");
+  }
+}
 
 int shardc::compileBuffer(std::unique_ptr<llvm::MemoryBuffer> Buffer,
                           unsigned Chunk, const DriverOptions &O,

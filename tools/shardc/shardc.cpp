@@ -33,6 +33,7 @@
 #include "llvm/Support/thread.h"
 #include <algorithm>
 #include <exception>
+#include <thread>
 
 using namespace shardc;
 namespace cl = llvm::cl;
@@ -62,8 +63,28 @@ cl::opt<EmitKind> Emit(
     cl::values(clEnumValN(EmitKind::Tokens, "tokens", "the token stream"),
                clEnumValN(EmitKind::AST, "ast", "the main file's syntax tree"),
                clEnumValN(EmitKind::IR, "ir", "the IR after the passes"),
-               clEnumValN(EmitKind::Costs, "costs", "the IR with its costs")),
+               clEnumValN(EmitKind::Costs, "costs", "the IR with its costs"),
+               clEnumValN(EmitKind::Best, "best",
+                          "a search's best layout as a file (see --row)")),
     cl::cat(ShardcCategory));
+cl::opt<unsigned> RowOpt("row", cl::init(1),
+                         cl::desc("With --emit=best: print row N of the "
+                                  "search's top rows (default 1)"),
+                         cl::value_desc("N"), cl::cat(ShardcCategory));
+enum class ProgressMode { Auto, Always, Never };
+cl::opt<ProgressMode>
+    ProgressOpt("progress", cl::init(ProgressMode::Auto),
+                cl::desc("A search's progress line on stderr"),
+                cl::values(clEnumValN(ProgressMode::Auto, "auto",
+                                      "when stderr is a terminal (default)"),
+                           clEnumValN(ProgressMode::Always, "always", "always"),
+                           clEnumValN(ProgressMode::Never, "never", "never")),
+                cl::cat(ShardcCategory));
+cl::opt<unsigned> JobsOpt(
+    "j", cl::init(0),
+    cl::desc("A search's threads (default: the hardware's); the output is "
+             "the same for every N"),
+    cl::value_desc("N"), cl::Prefix, cl::cat(ShardcCategory));
 cl::opt<OutputFormat>
     Format("format", cl::init(OutputFormat::Text),
            cl::desc("Format of the report"),
@@ -166,6 +187,12 @@ DriverOptions readOptions(const std::string &StdlibDir) {
   O.Inputs.assign(InputFiles.begin(), InputFiles.end());
   O.OutputPath = OutputFile;
   O.Emit = Emit;
+  O.Row = RowOpt;
+  O.Progress =
+      ProgressOpt == ProgressMode::Always ||
+      (ProgressOpt == ProgressMode::Auto && llvm::errs().is_displayed());
+  O.Jobs = JobsOpt ? unsigned(JobsOpt)
+                   : std::max(1u, std::thread::hardware_concurrency());
   O.Format = Format;
   O.SplitInputFile = SplitInputFile;
   O.Summary = SummaryTable;
@@ -196,7 +223,7 @@ int runFile(size_t File, const DriverOptions &O, OutputWriter &Out,
     // Its entry (JSON) or its empty section under its heading (text).
     llvm::raw_ostream &OS = Out.beginChunk(File, 0);
     if (jsonReport(O)) {
-      JsonEntry E{Path, 0, {{"error", Msg, "", 0, 0}}, nullptr, true, {}};
+      JsonEntry E{Path, 0, {{"error", Msg, "", 0, 0}}, nullptr, true, {}, {}};
       printJsonEntry(E, OS);
     }
     Out.endChunk();
