@@ -250,7 +250,11 @@ MemorySummary stageMemory(const MeshCompile &C, unsigned Stage) {
   const Module &M = *C.lowered();
   MemorySummary S;
   auto Add = [&](MemoryTerm T, double Bytes) { S.Bytes[unsigned(T)] += Bytes; };
-  const auto &Pipe = C.Tables.Step ? C.Tables.Step->Pipeline : std::nullopt;
+  // A pointer, not `Step ? Step->Pipeline : nullopt`: that copies the
+  // pipeline's slices (a search compiles this per candidate).
+  const StepSummary::PipelineInfo *Pipe =
+      C.Tables.Step && C.Tables.Step->Pipeline ? &*C.Tables.Step->Pipeline
+                                               : nullptr;
   int64_t Stages = Pipe ? C.Tables.Step->Stages : 1;
   S.Stage = Stage;
   S.Stages = Stages;

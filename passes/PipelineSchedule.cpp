@@ -26,6 +26,7 @@ struct Work {
 std::vector<Work> interleavedList(unsigned P, unsigned V, int64_t M,
                                   bool Backward) {
   std::vector<Work> L;
+  L.reserve(size_t(M * V));
   int64_t Group = int64_t(P) * V;
   for (int64_t K = 0; int64_t(L.size()) < M * V; ++K) {
     unsigned C = unsigned((K % Group) / P);
@@ -36,9 +37,16 @@ std::vector<Work> interleavedList(unsigned P, unsigned V, int64_t M,
   return L;
 }
 
+/// The interleaved lists every stage's order reads (the same for each
+/// stage: built once per simulation, not once per stage).
+struct Lists {
+  std::vector<Work> F, B;
+};
+
 std::vector<Work> stageOrder(PipelineSchedule S, unsigned P, unsigned V,
-                             int64_t M, unsigned Stage) {
+                             int64_t M, unsigned Stage, const Lists &FB) {
   std::vector<Work> Order;
+  Order.reserve(size_t(2 * M * V));
   switch (S) {
   case PipelineSchedule::GPipe:
     for (unsigned C = 0; C < V; ++C)
@@ -64,8 +72,7 @@ std::vector<Work> stageOrder(PipelineSchedule S, unsigned P, unsigned V,
   case PipelineSchedule::Interleaved: {
     // Megatron-LM's warm-up: (p - s - 1) x 2 + (v - 1) x p forwards, then
     // one forward and one backward in turn, then the rest of the backwards.
-    std::vector<Work> F = interleavedList(P, V, M, false);
-    std::vector<Work> B = interleavedList(P, V, M, true);
+    const std::vector<Work> &F = FB.F, &B = FB.B;
     int64_t Total = int64_t(F.size());
     int64_t Warm = std::min<int64_t>(Total, int64_t(P - Stage - 1) * 2 +
                                                 int64_t(V - 1) * P);
@@ -92,14 +99,21 @@ PipelineRun shardc::simulatePipeline(PipelineSchedule S, int64_t M,
     return R;
   int64_t Q = int64_t(P) * V; // virtual stages: chunk c of stage s is c·p + s
   std::vector<std::vector<Work>> Orders(P);
+  Lists FB;
+  if (S == PipelineSchedule::Interleaved ||
+      (S == PipelineSchedule::OneFOneB && V > 1)) {
+    FB.F = interleavedList(P, V, M, false);
+    FB.B = interleavedList(P, V, M, true);
+  }
   for (unsigned St = 0; St < P; ++St)
-    Orders[St] = stageOrder(S, P, V, M, St);
+    Orders[St] = stageOrder(S, P, V, M, St, FB);
   // End times per (virtual stage, microbatch); negative: not yet run.
   std::vector<double> EndF(Q * M, -1), EndB(Q * M, -1);
   std::vector<size_t> Next(P, 0);
   std::vector<double> Free(P, 0);
   R.Busy.assign(P, 0);
   R.LastBackwardEnd.assign(P, 0);
+  R.Slices.reserve(size_t(2 * Q * M)); // a forward and a backward each
   std::deque<unsigned> Ready;
   for (unsigned St = 0; St < P; ++St)
     Ready.push_back(St);

@@ -201,12 +201,7 @@ void StepBuilder::tiedSync(const StagePartition &Part) {
   S.TSync += S.TTiedSync;
 }
 
-/// COST-MODEL.md §6.5: the product of all but the last dim of the first
-/// carried value, or of the first input when nothing is carried; and the
-/// batch, its first dim (LANGUAGE.md §7: the program is one microbatch).
-/// Token ids (an int32 input, `tok[B, S]`) have no feature dim: every dim
-/// counts (docs/training.md).
-static std::pair<double, double> tokensPerMicrobatch(const Module &M) {
+const Value *shardc::batchCountedOn(const Module &M) {
   const Value *From = nullptr;
   for (const auto &O : M.body().ops()) {
     if (auto *R = dyn_cast<RepeatOp>(O.get()); R && !R->carried().empty()) {
@@ -217,6 +212,16 @@ static std::pair<double, double> tokensPerMicrobatch(const Module &M) {
         M.statement(O->stmt()).Ph == Phase::Forward)
       From = O->result();
   }
+  return From;
+}
+
+/// COST-MODEL.md §6.5: the product of all but the last dim of the first
+/// carried value, or of the first input when nothing is carried; and the
+/// batch, its first dim (LANGUAGE.md §7: the program is one microbatch).
+/// Token ids (an int32 input, `tok[B, S]`) have no feature dim: every dim
+/// counts (docs/training.md).
+static std::pair<double, double> tokensPerMicrobatch(const Module &M) {
+  const Value *From = batchCountedOn(M);
   if (!From)
     return {0, 0};
   double Tokens = 1;
@@ -302,7 +307,7 @@ bool ScheduleStep::run(MeshCompile &C, DiagnosticEngine &D) {
   }
   B.chipShares(Part);
   B.finish(Step);
-  C.Tables.Step = B.S;
+  C.Tables.Step = std::move(B.S); // B is done: its slices move, not copy
   return !D.hasErrors();
 }
 

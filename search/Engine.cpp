@@ -13,8 +13,10 @@
 #include "ir/Training.h"
 #include "passes/Analyses.h"
 #include "passes/CostModel.h"
+#include "passes/Schedule.h"
 #include "search/Search.h"
 #include "search/Space.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SourceMgr.h"
 #include <algorithm>
 #include <atomic>
@@ -210,9 +212,11 @@ bool candidateError(const Diagnostic &D, const SearchSpec &Spec) {
 
 class Engine {
 public:
-  Engine(const SearchSpec &Spec, llvm::SourceMgr &SM,
-         std::vector<std::string> Written)
-      : Spec(Spec), SM(SM), Written(std::move(Written)) {}
+  /// \p AsWritten: the program with its mesh as written, whose axis ids
+  /// a layout's sizes follow (the knobs' domains are read off it).
+  Engine(const SearchSpec &Spec, llvm::SourceMgr &SM, const Module &AsWritten)
+      : Spec(Spec), SM(SM), AsWritten(AsWritten),
+        Written(AsWritten.names().Axes) {}
 
   void decide(const Module &M, const Candidate &Layout, LayoutOutcome &Out);
   /// Candidates decided so far, over every thread (the progress line's).
@@ -220,6 +224,7 @@ public:
 
 private:
   void decideCandidate(const Module &M, const Candidate &C, LayoutOutcome &Out);
+  std::optional<std::string> batchDoesNotSplit(const Candidate &C) const;
   NearestMiss miss(const Candidate &C, std::string Message) const {
     NearestMiss N;
     N.At = C;
@@ -229,6 +234,7 @@ private:
 
   const SearchSpec &Spec;
   llvm::SourceMgr &SM;
+  const Module &AsWritten;
   std::vector<std::string> Written;
 };
 
@@ -241,15 +247,42 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
   ++Out.Recosts;
   if (O.failed() && (!O.Error || !candidateError(*O.Error, Spec))) {
     Out.Rejected = true;
-    Decided += knobPlan(M, Spec, L.Sizes).count();
+    Decided += knobPlan(AsWritten, Spec, L.Sizes).count();
     count(Out.Reasons, reasonOf(O), SearchLevel::Layout, miss(L, messageOf(O)),
           std::nullopt);
     return;
   }
   // Level 2: each candidate, in canonical order.
-  KnobPlan Plan = knobPlan(M, Spec, L.Sizes);
+  KnobPlan Plan = knobPlan(AsWritten, Spec, L.Sizes);
   Candidate C = L;
   Plan.forEach([&](Candidate &K) { decideCandidate(M, K, Out); }, C);
+}
+
+/// Reason (4), decided before compiling: with `dim B = G per step`, m
+/// microbatches and d data-parallel ranks (the axes sharding B in the
+/// value the global batch is counted on), m·d must divide G.
+std::optional<std::string> Engine::batchDoesNotSplit(const Candidate &C) const {
+  if (!Spec.PerStep)
+    return std::nullopt;
+  int64_t M = C.KnobMask >> unsigned(SearchKnob::Microbatches) & 1
+                  ? C.Knobs[unsigned(SearchKnob::Microbatches)]
+                  : AsWritten.config().Train->Microbatches;
+  int64_t D = 1;
+  std::vector<std::string> Over;
+  const Value *V = batchCountedOn(AsWritten);
+  if (V && !V->type().Dims.empty() &&
+      AsWritten.names().Dims[V->type().Dims[0].Id] == Spec.PerStep->Name)
+    for (AxisId A : V->type().Dims[0].Axes)
+      if (A < C.Sizes.size()) {
+        D *= C.Sizes[A];
+        Over.push_back(fmt::format("{}={}", Written[A], C.Sizes[A]));
+      }
+  if (M > 0 && Spec.PerStep->Global % (M * D) == 0)
+    return std::nullopt;
+  return fmt::format("the global batch {} ('{}' per step) does not split "
+                     "into {} microbatches x {} data-parallel ranks{}",
+                     Spec.PerStep->Global, Spec.PerStep->Name, M, D,
+                     Over.empty() ? "" : " (" + llvm::join(Over, ", ") + ")");
 }
 
 void Engine::decideCandidate(const Module &M, const Candidate &C,
@@ -260,16 +293,8 @@ void Engine::decideCandidate(const Module &M, const Candidate &C,
                     std::optional<double> Rank) {
     count(Out.Reasons, Reason, SearchLevel::Candidate, std::move(N), Rank);
   };
-  if (Spec.PerStep && C.KnobMask >> unsigned(SearchKnob::Microbatches) & 1) {
-    int64_t Mb = C.Knobs[unsigned(SearchKnob::Microbatches)];
-    if (Spec.PerStep->Global % Mb != 0)
-      return Reject(
-          "NotDivisible",
-          miss(C, fmt::format("the global batch {} ('{}' per step) "
-                              "is not divisible by {} microbatches",
-                              Spec.PerStep->Global, Spec.PerStep->Name, Mb)),
-          std::nullopt);
-  }
+  if (std::optional<std::string> Why = batchDoesNotSplit(C))
+    return Reject("NotDivisible", miss(C, *Why), std::nullopt);
   Outcome O = compileOne(M, candidateLayout(M, Written, Spec, C), SM);
   ++Out.Recosts;
   if (O.failed()) {
@@ -417,7 +442,7 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
   std::vector<LayoutOutcome> Outcomes(Layouts.size());
   std::atomic<size_t> Next{0};
   std::atomic<bool> Stop{false};
-  Engine E(Spec, SM, Names);
+  Engine E(Spec, SM, *Written);
   auto Work = [&] {
     for (size_t I; !Stop && (I = Next++) < Layouts.size();) {
       auto It = Modules.find(Layouts[I].Order);

@@ -47,6 +47,8 @@ struct KnobPlan {
   /// Calls \p F with \p C's knobs set to each combination, canonical order.
   void forEach(const std::function<void(Candidate &)> &F, Candidate &C) const;
 };
+/// One layout's knob domains; \p Checked has the mesh as written, whose
+/// axis order \p Sizes follows.
 KnobPlan knobPlan(const Module &Checked, const SearchSpec &Spec,
                   const std::vector<int64_t> &Sizes);
 
