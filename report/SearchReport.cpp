@@ -26,8 +26,11 @@ static std::string memoryText(const CandidateResult &R) {
   return formatAmount(*R.Memory, "B") + " (" + R.LargestMemoryTerm + ")";
 }
 
+/// The rows, their gap measured to \p Ref, the top row's objective (the
+/// Pareto front's too: its first row is not the best).
 static void printRows(llvm::ArrayRef<CandidateResult> Rows,
-                      const SearchContext &X, llvm::raw_ostream &OS) {
+                      const SearchContext &X, double Ref,
+                      llvm::raw_ostream &OS) {
   std::vector<std::string> Meshes, Knobs;
   size_t MeshW = 6, KnobW = 5, MemW = 11;
   for (const CandidateResult &R : Rows) {
@@ -49,9 +52,7 @@ static void printRows(llvm::ArrayRef<CandidateResult> Rows,
     OS << fmt::format("  {:>4}  {:<{}}  ", I + 1, Meshes[I], MeshW);
     if (HasKnobs)
       OS << fmt::format("{:<{}}  ", Knobs[I].empty() ? "-" : Knobs[I], KnobW);
-    double Gap = Rows.front().Objective > 0
-                     ? R.Objective / Rows.front().Objective - 1
-                     : 0;
+    double Gap = Ref > 0 ? R.Objective / Ref - 1 : 0;
     OS << fmt::format("{:>10}  {:>5.1f}%  {:<{}}  {:<7}  {:>10}  {:>6.1f}%\n",
                       formatTime(R.StepTime), 100 * R.Mfu, memoryText(R), MemW,
                       R.Bound, formatTime(R.ExposedComms), 100 * Gap);
@@ -85,12 +86,12 @@ void shardc::printSearchText(const SearchResult &R, const SearchContext &X,
                     R.Stats.Stopped ? " (stopped at time_limit: partial)" : "");
   if (!R.Top.empty()) {
     OS << fmt::format("\ntop {} of {}:\n", R.Top.size(), R.Feasible);
-    printRows(R.Top, X, OS);
+    printRows(R.Top, X, R.Top.front().Objective, OS);
   }
   if (!R.Pareto.empty()) {
     OS << fmt::format("\npareto front (step time against {}):\n",
                       Spec.Pareto == SearchPareto::Chips ? "chips" : "memory");
-    printRows(R.Pareto, X, OS);
+    printRows(R.Pareto, X, R.Top.empty() ? 0 : R.Top.front().Objective, OS);
   }
   if (!R.Rejected.empty()) {
     OS << "\nrejected:\n";
@@ -121,7 +122,7 @@ static void candidateJson(JsonWriter &J, const Candidate &C,
   });
   J.attributeObject("knobs", [&] {
     for (unsigned K = 0; K != NumSearchKnobs; ++K) {
-      if (!(C.KnobMask >> K & 1))
+      if (!knobShown(C, SearchKnob(K)))
         continue;
       auto Kind = SearchKnob(K);
       if (Kind == SearchKnob::Zero || Kind == SearchKnob::Microbatches ||
@@ -135,7 +136,7 @@ static void candidateJson(JsonWriter &J, const Candidate &C,
 
 static void rowsJson(JsonWriter &J, llvm::StringRef Key,
                      llvm::ArrayRef<CandidateResult> Rows,
-                     const SearchContext &X) {
+                     const SearchContext &X, double Ref) {
   J.attributeArray(Key, [&] {
     for (size_t I = 0; I != Rows.size(); ++I) {
       const CandidateResult &R = Rows[I];
@@ -143,9 +144,7 @@ static void rowsJson(JsonWriter &J, llvm::StringRef Key,
         J.attribute("bound", R.Bound);
         J.attribute("bubble", R.Bubble);
         J.attribute("exposed_comms_s", R.ExposedComms);
-        J.attribute("gap", Rows.front().Objective > 0
-                               ? R.Objective / Rows.front().Objective - 1
-                               : 0.0);
+        J.attribute("gap", Ref > 0 ? R.Objective / Ref - 1 : 0.0);
         candidateJson(J, R.At, X);
         J.attribute("largest_memory_term", R.LargestMemoryTerm);
         if (R.Memory)
@@ -163,7 +162,8 @@ void shardc::writeSearchJson(JsonWriter &J, const SearchResult &R,
                              const SearchContext &X) {
   J.attributeObject("search", [&] {
     J.attribute("objective", objectiveName(X.Spec->Minimize));
-    rowsJson(J, "pareto", R.Pareto, X);
+    double Ref = R.Top.empty() ? 0 : R.Top.front().Objective;
+    rowsJson(J, "pareto", R.Pareto, X, Ref);
     J.attributeArray("rejected", [&] {
       for (const Rejection &Rj : R.Rejected)
         J.object([&] {
@@ -190,16 +190,21 @@ void shardc::writeSearchJson(JsonWriter &J, const SearchResult &R,
       J.attribute("feasible", int64_t(R.Feasible));
       J.attribute("layouts", int64_t(R.Layouts));
       J.attribute("layouts_rejected", int64_t(R.LayoutsRejected));
+      J.attribute("size", int64_t(R.SpaceCandidates));
     });
     J.attributeObject("stats", [&] {
       J.attribute("candidates_per_s", R.Stats.TimeS > 0
                                           ? double(R.Candidates) / R.Stats.TimeS
                                           : 0.0);
+      J.attribute("knob_time_s", R.Stats.KnobTimeS);
+      J.attribute("layout_time_s", R.Stats.LayoutTimeS);
+      J.attribute("layouts_per_s",
+                  R.Stats.TimeS > 0 ? double(R.Layouts) / R.Stats.TimeS : 0.0);
       J.attribute("recosts", int64_t(R.Stats.Recosts));
       J.attribute("stopped", R.Stats.Stopped);
       J.attribute("threads", int64_t(R.Stats.Threads));
       J.attribute("time_s", R.Stats.TimeS);
     });
-    rowsJson(J, "top", R.Top, X);
+    rowsJson(J, "top", R.Top, X, Ref);
   });
 }

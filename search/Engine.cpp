@@ -35,7 +35,8 @@ namespace {
 struct Outcome {
   std::unique_ptr<MeshCompile> C;
   std::optional<Diagnostic> Error;
-  std::string Internal; ///< a compile that failed without a diagnostic
+  std::vector<Diagnostic> Later; ///< the errors after the first
+  std::string Internal;          ///< a compile that failed without a diagnostic
   bool failed() const { return Error || !Internal.empty(); }
 };
 
@@ -43,8 +44,12 @@ Outcome compileOne(const Module &M, const Layout &L, llvm::SourceMgr &SM) {
   Outcome O;
   DiagnosticEngine Diags(SM);
   Diags.setHandler([&](const Diagnostic &D) {
-    if (D.Sev == Severity::Error && !O.Error)
+    if (D.Sev != Severity::Error)
+      return;
+    if (!O.Error)
       O.Error = D;
+    else
+      O.Later.push_back(D);
   });
   auto C = compile(M, L, Diags);
   if (!C) {
@@ -78,6 +83,11 @@ struct Tally {
   bool Limit = false;
 };
 
+double seconds(std::chrono::steady_clock::time_point Since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - Since)
+      .count();
+}
+
 /// Reasons by level (layouts first) and name: NotDivisible can reject a
 /// layout (a dim its axes do not divide) and a candidate (the batch).
 using ReasonKey = std::pair<SearchLevel, std::string>;
@@ -101,6 +111,7 @@ struct LayoutOutcome {
   uint64_t Candidates = 0, Recosts = 0;
   std::map<ReasonKey, Tally> Reasons;
   std::vector<CandidateResult> Feasible;
+  double LayoutTime = 0, KnobTime = 0; ///< seconds in each level's compiles
 };
 
 /// The step's largest part, for the bound column: the statements' time by
@@ -221,6 +232,15 @@ public:
   void decide(const Module &M, const Candidate &Layout, LayoutOutcome &Out);
   /// Candidates decided so far, over every thread (the progress line's).
   std::atomic<uint64_t> Decided{0};
+  /// Set at time_limit: no thread decides another candidate.
+  std::atomic<bool> Stop{false};
+  std::chrono::steady_clock::time_point Start =
+      std::chrono::steady_clock::now();
+  bool Stopped() {
+    if (!Stop && Spec.TimeLimit && seconds(Start) > *Spec.TimeLimit)
+      Stop = true;
+    return Stop;
+  }
 
 private:
   void decideCandidate(const Module &M, const Candidate &C, LayoutOutcome &Out);
@@ -243,19 +263,42 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
   Candidate Neutral = L;
   Neutral.KnobMask = 0;
   Layout NL = candidateLayout(M, Written, Spec, Neutral);
+  auto T0 = std::chrono::steady_clock::now();
   Outcome O = compileOne(M, NL, SM);
+  Out.LayoutTime += seconds(T0);
   ++Out.Recosts;
-  if (O.failed() && (!O.Error || !candidateError(*O.Error, Spec))) {
+  // The layout's own error: the first that no knob could change (one the
+  // candidates could would come first only if it were reported first).
+  std::optional<Diagnostic> Own;
+  if (O.Error && !candidateError(*O.Error, Spec))
+    Own = O.Error;
+  for (const Diagnostic &D : O.Later)
+    if (!Own && !candidateError(D, Spec))
+      Own = D;
+  if (!O.Internal.empty() || Own) {
     Out.Rejected = true;
     Decided += knobPlan(AsWritten, Spec, L.Sizes).count();
-    count(Out.Reasons, reasonOf(O), SearchLevel::Layout, miss(L, messageOf(O)),
+    count(Out.Reasons,
+          Own ? diagKindName(Own->Kind).str() : std::string("InternalError"),
+          SearchLevel::Layout, miss(L, Own ? Own->Message : O.Internal),
           std::nullopt);
     return;
   }
   // Level 2: each candidate, in canonical order.
   KnobPlan Plan = knobPlan(AsWritten, Spec, L.Sizes);
   Candidate C = L;
-  Plan.forEach([&](Candidate &K) { decideCandidate(M, K, Out); }, C);
+  auto T1 = std::chrono::steady_clock::now();
+  Plan.forEach(
+      [&](Candidate &K) {
+        // time_limit is checked after each candidate (so one is always
+        // decided), within a layout too: the rest stay undecided.
+        if (Stop)
+          return;
+        decideCandidate(M, K, Out);
+        Stopped();
+      },
+      C);
+  Out.KnobTime += seconds(T1);
 }
 
 /// Reason (4), decided before compiling: with `dim B = G per step`, m
@@ -441,10 +484,10 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
     SM.FindLocForLineAndColumn(B, 1, 1);
   std::vector<LayoutOutcome> Outcomes(Layouts.size());
   std::atomic<size_t> Next{0};
-  std::atomic<bool> Stop{false};
   Engine E(Spec, SM, *Written);
+  E.Start = Start;
   auto Work = [&] {
-    for (size_t I; !Stop && (I = Next++) < Layouts.size();) {
+    for (size_t I; !E.Stop && (I = Next++) < Layouts.size(); E.Stopped()) {
       auto It = Modules.find(Layouts[I].Order);
       if (const Module *M = It != Modules.end() ? It->second : nullptr) {
         E.decide(*M, Layouts[I], Outcomes[I]);
@@ -459,10 +502,6 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
         count(Outcomes[I].Reasons, "InternalError", SearchLevel::Layout, N,
               std::nullopt);
       }
-      if (Spec.TimeLimit && std::chrono::duration<double>(
-                                std::chrono::steady_clock::now() - Start)
-                                    .count() > *Spec.TimeLimit)
-        Stop = true;
     }
   };
   unsigned Threads =
@@ -470,9 +509,30 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
   std::vector<std::thread> Pool;
   for (unsigned T = 1; T < Threads; ++T)
     Pool.emplace_back(Work);
+  // The progress line: after a second, about once a second, from a thread
+  // of its own (never one that decides candidates).
+  std::atomic<bool> Finished{false};
+  std::thread Reporter;
+  if (Opts.Progress)
+    Reporter = std::thread([&] {
+      double Next = 1;
+      while (!Finished) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        if (!Finished && seconds(Start) >= Next) {
+          Opts.Progress(E.Decided, Res.SpaceCandidates, seconds(Start), false);
+          Next = seconds(Start) + 1;
+        }
+      }
+      if (Next > 1) // a line was printed: end it
+        Opts.Progress(E.Decided, Res.SpaceCandidates, seconds(Start), true);
+    });
   Work();
   for (std::thread &T : Pool)
     T.join();
+  Finished = true;
+  if (Reporter.joinable())
+    Reporter.join();
+  bool Stop = E.Stop;
   // Merge in canonical order.
   std::map<ReasonKey, Tally> Reasons;
   std::vector<CandidateResult> All;
@@ -483,6 +543,8 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
     Res.LayoutsRejected += O.Rejected;
     Res.Candidates += O.Candidates;
     Res.Stats.Recosts += O.Recosts;
+    Res.Stats.LayoutTimeS += O.LayoutTime;
+    Res.Stats.KnobTimeS += O.KnobTime;
     for (auto &[Reason, T] : O.Reasons) {
       Tally &X = Reasons[Reason];
       bool Better = X.Count == 0 || (T.Limit && T.Rank < X.Rank);

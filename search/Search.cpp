@@ -37,9 +37,7 @@ std::string shardc::knobValueText(SearchKnob K, int64_t V) {
   return std::to_string(V);
 }
 
-/// The knobs a candidate's text and file show: chunks only beside an
-/// interleaved schedule.
-static bool showsKnob(const Candidate &C, SearchKnob K) {
+bool shardc::knobShown(const Candidate &C, SearchKnob K) {
   if (!(C.KnobMask >> unsigned(K) & 1))
     return false;
   if (K == SearchKnob::Chunks)
@@ -51,7 +49,7 @@ static bool showsKnob(const Candidate &C, SearchKnob K) {
 std::string shardc::knobsText(const SearchSpec &, const Candidate &C) {
   std::vector<std::string> Parts;
   for (unsigned K = 0; K != NumSearchKnobs; ++K)
-    if (showsKnob(C, SearchKnob(K)))
+    if (knobShown(C, SearchKnob(K)))
       Parts.push_back(fmt::format("{} = {}", knobName(SearchKnob(K)).str(),
                                   knobValueText(SearchKnob(K), C.Knobs[K])));
   return llvm::join(Parts, ", ");

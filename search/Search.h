@@ -78,6 +78,9 @@ struct Rejection {
 struct SearchStats {
   unsigned Threads = 1;
   uint64_t Recosts = 0;
+  /// Compile time summed over the threads: the layouts' neutral compiles
+  /// (level 1) and the candidates' (level 2).
+  double LayoutTimeS = 0, KnobTimeS = 0;
   double TimeS = 0;
   bool Stopped = false; ///< at time_limit
 };
@@ -125,6 +128,9 @@ Layout candidateLayout(const Module &Checked,
 
 /// `[D: 32, P: 4, T: 8]`, in the candidate's order.
 std::string meshText(llvm::ArrayRef<std::string> Written, const Candidate &C);
+/// Whether a row shows knob \p K: a knob the candidate sets, chunks only
+/// beside an interleaved schedule.
+bool knobShown(const Candidate &C, SearchKnob K);
 /// The searched knobs, `zero = 1, recompute = full`.
 std::string knobsText(const SearchSpec &Spec, const Candidate &C);
 llvm::StringRef knobName(SearchKnob K);

@@ -204,6 +204,7 @@ KnobPlan shardc::knobPlan(const Module &Checked, const SearchSpec &Spec,
   if (!Sched && !Chunks)
     return P;
   P.HasSchedule = true;
+  P.ScheduleSearched = Sched != nullptr;
   PipelineSchedule Fixed = Train ? Train->Schedule : PipelineSchedule::OneFOneB;
   int64_t FixedChunks = Train ? Train->Chunks : 1;
   if (Stages < 2) {
@@ -264,8 +265,11 @@ void KnobPlan::forEach(const std::function<void(Candidate &)> &F,
   C.KnobMask = 0;
   for (const auto &[K, Values] : Simple)
     C.KnobMask |= 1u << unsigned(K);
+  // Chunks vary with a searched schedule even when not written; the
+  // schedule is a knob only when searched.
   if (HasSchedule)
-    C.KnobMask |= 1u << unsigned(SearchKnob::Schedule) |
-                  1u << unsigned(SearchKnob::Chunks);
+    C.KnobMask |=
+        (ScheduleSearched ? 1u << unsigned(SearchKnob::Schedule) : 0u) |
+        1u << unsigned(SearchKnob::Chunks);
   Rec(0);
 }

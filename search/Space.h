@@ -41,7 +41,7 @@ struct KnobPlan {
   /// The knobs other than schedule and chunks, in SearchKnob order.
   std::vector<std::pair<SearchKnob, std::vector<int64_t>>> Simple;
   /// (schedule, chunks) pairs, when either is searched.
-  bool HasSchedule = false;
+  bool HasSchedule = false, ScheduleSearched = false;
   std::vector<std::pair<int64_t, int64_t>> Schedules;
   uint64_t count() const;
   /// Calls \p F with \p C's knobs set to each combination, canonical order.

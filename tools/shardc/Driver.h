@@ -52,7 +52,8 @@ struct DriverOptions {
   CompileOptions Compile;
   /// -D and --mesh, applied to every input (each chunk of it).
   Overrides Edits;
-  /// A search's row that --emit=best prints (1-based), and its threads.
+  /// A search's row (1-based) that --emit=best prints, and whose report,
+  /// IR or trace the other outputs print; and its threads.
   unsigned Row = 1;
   unsigned Jobs = 1;
   /// A search's progress line on stderr (--progress; auto: stderr is a
@@ -89,7 +90,7 @@ void emitCompiled(const MeshCompile *C, DiagnosticEngine &Diags,
 /// report in the format asked for. Returns the exit code.
 int searchAndEmit(unsigned Id, Program &P, DiagnosticEngine &Diags,
                   const DriverOptions &O, llvm::raw_ostream &OS,
-                  JsonEntry *Json);
+                  JsonEntry *Json, SummaryRow *Summary);
 
 } // namespace shardc
 

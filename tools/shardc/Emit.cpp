@@ -128,7 +128,7 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
   if (!applyOverrides(O.Edits, Diags, P) || !checkProgram(Diags, P))
     return ExitInputErrors;
   if (P.Search && P.IR)
-    return searchAndEmit(Id, P, Diags, O, OS, Json);
+    return searchAndEmit(Id, P, Diags, O, OS, Json, Row);
   if (O.Emit == EmitKind::Best) {
     driverError() << "--emit=best prints a search's best layout; this file "
                      "searches nothing (no '?' size, searched knob or "

@@ -13,6 +13,7 @@
 #include "frontend/Overrides.h"
 #include "report/Report.h"
 #include "report/SearchReport.h"
+#include "report/Summary.h"
 #include "search/Search.h"
 #include "search/Space.h"
 #include "llvm/Support/SourceMgr.h"
@@ -86,7 +87,9 @@ private:
   std::map<std::vector<unsigned>, std::unique_ptr<Program>> Checked;
 };
 
-/// The largest domains, for a search over its budget.
+/// The largest domains, for a search over its budget: the searched axes'
+/// sizes, the orders, and each searched knob's values (`?`: every value
+/// the rules allow).
 std::string largestDomains(const Module &Checked, const SearchSpec &Spec) {
   std::vector<std::pair<size_t, std::string>> D;
   auto Dom = axisDomains(Checked, Spec);
@@ -94,11 +97,34 @@ std::string largestDomains(const Module &Checked, const SearchSpec &Spec) {
     D.push_back({Dom[A.Axis].size(),
                  fmt::format("{} ({} sizes)", Checked.names().Axes[A.Axis],
                              Dom[A.Axis].size())});
-  for (const SearchedKnob &K : Spec.Knobs)
-    if (K.Values)
-      D.push_back({K.Values->size(),
-                   fmt::format("{} ({} values)", knobName(K.Knob).str(),
-                               K.Values->size())});
+  if (Spec.FreeOrder) {
+    size_t N = 1;
+    for (size_t I = 2; I <= Dom.size(); ++I)
+      N *= I;
+    D.push_back({N, fmt::format("order ({} permutations)", N)});
+  }
+  for (const SearchedKnob &K : Spec.Knobs) {
+    size_t N = K.Values ? K.Values->size() : 0;
+    if (!K.Values)
+      switch (K.Knob) {
+      case SearchKnob::Zero:
+        N = 4;
+        break;
+      case SearchKnob::Recompute:
+      case SearchKnob::Schedule:
+        N = 3;
+        break;
+      case SearchKnob::Microbatches:
+      case SearchKnob::MicrobatchSize:
+        N = Spec.PerStep ? divisorsOf(Spec.PerStep->Global).size() : 1;
+        break;
+      case SearchKnob::Chunks:
+        break; // per layout
+      }
+    if (N)
+      D.push_back(
+          {N, fmt::format("{} ({} values)", knobName(K.Knob).str(), N)});
+  }
   std::stable_sort(D.begin(), D.end(), [](const auto &A, const auto &B) {
     return A.first > B.first;
   });
@@ -111,8 +137,8 @@ std::string largestDomains(const Module &Checked, const SearchSpec &Spec) {
 /// The main file with the row's layout written in: the mesh's axes in its
 /// order and sizes, each searched knob as `NAME = VALUE;` in `train`, the
 /// `search` block removed; all else byte for byte.
-std::string rowFile(llvm::StringRef Text, const char *Base, MeshDecl &Mesh,
-                    const SearchSpec &Spec,
+std::string rowFile(llvm::StringRef Text, const char *Base,
+                    const MeshDecl &Mesh, const SearchSpec &Spec,
                     const std::vector<std::string> &Axes, const Candidate &C) {
   struct Edit {
     size_t From, To;
@@ -120,30 +146,32 @@ std::string rowFile(llvm::StringRef Text, const char *Base, MeshDecl &Mesh,
   };
   std::vector<Edit> Edits;
   auto Off = [&](llvm::SMLoc L) { return size_t(L.getPointer() - Base); };
-  // The mesh's axes: between its '[' and the matching ']'.
-  size_t Open = Text.find('[', Off(Mesh.Name.Range.Start));
-  size_t Close = Text.find(']', Open);
-  if (Open != llvm::StringRef::npos && Close != llvm::StringRef::npos) {
+  // The mesh's axes, from the first's name to the last's size.
+  if (!Mesh.Axes.empty() && Mesh.Axes.back().SizeRange.isValid()) {
     std::string Ax = meshText(Axes, C);
-    Edits.push_back({Open + 1, Close, Ax.substr(1, Ax.size() - 2)});
+    Edits.push_back({Off(Mesh.Axes.front().Name.Range.Start),
+                     Off(Mesh.Axes.back().SizeRange.End),
+                     Ax.substr(1, Ax.size() - 2)});
   }
   std::string Extra;
   for (unsigned K = 0; K != NumSearchKnobs; ++K) {
     if (!(C.KnobMask >> K & 1))
       continue;
     auto Kind = SearchKnob(K);
-    if (Kind == SearchKnob::Chunks &&
-        PipelineSchedule(C.Knobs[unsigned(SearchKnob::Schedule)]) !=
-            PipelineSchedule::Interleaved)
-      continue;
-    std::string Set = fmt::format("{} = {};", knobName(Kind).str(),
-                                  knobValueText(Kind, C.Knobs[K]));
     auto It =
         std::find_if(Spec.Knobs.begin(), Spec.Knobs.end(),
                      [&](const SearchedKnob &S) { return S.Knob == Kind; });
-    if (It != Spec.Knobs.end() && !It->InSearchBlock && It->PropRange.isValid())
+    bool InTrain =
+        It != Spec.Knobs.end() && !It->InSearchBlock && It->PropRange.isValid();
+    // Chunks beside a schedule that is not interleaved mean nothing: a
+    // searched `chunks` written in train goes, none is added.
+    std::string Set = knobShown(C, Kind)
+                          ? fmt::format("{} = {};", knobName(Kind).str(),
+                                        knobValueText(Kind, C.Knobs[K]))
+                          : "";
+    if (InTrain)
       Edits.push_back({Off(It->PropRange.Start), Off(It->PropRange.End), Set});
-    else
+    else if (!Set.empty())
       Extra += Set + " ";
   }
   if (!Extra.empty() && Spec.TrainEnd.isValid())
@@ -164,15 +192,53 @@ std::string rowFile(llvm::StringRef Text, const char *Base, MeshDecl &Mesh,
 
 } // namespace
 
+/// The spec the search runs: the file's, with `chips` defaulting to the
+/// fixed mesh's count when no axis is searched (a search of knobs alone,
+/// on the mesh as written), not the cluster's.
+static SearchSpec effectiveSpec(const Program &P) {
+  SearchSpec Spec = *P.Search;
+  bool ChipsWritten = llvm::any_of(
+      Spec.PropertyAt, [](const auto &KV) { return KV.first == "chips"; });
+  if (Spec.Axes.empty() && !ChipsWritten) {
+    Spec.ChipsRule = SearchChipsRule::Equal;
+    Spec.Chips = {P.IR->mesh().numChips()};
+  }
+  return Spec;
+}
+
+/// "12 StepOverHbm, 31 PipelineIndivisible (layouts)".
+static std::string reasonsText(const SearchResult &R) {
+  std::vector<std::string> Why;
+  for (const Rejection &Rj : R.Rejected)
+    Why.push_back(
+        fmt::format("{} {}{}", Rj.Count, Rj.Reason,
+                    Rj.Level == SearchLevel::Layout ? " (layouts)" : ""));
+  if (R.Layouts == 0)
+    Why.push_back("no layout of the mesh uses the chip counts 'chips' allows");
+  return fmt::format("{}", fmt::join(Why, ", "));
+}
+
 int shardc::searchAndEmit(unsigned Id, Program &P, DiagnosticEngine &Diags,
                           const DriverOptions &O, llvm::raw_ostream &OS,
-                          JsonEntry *Json) {
-  const SearchSpec &Spec = *P.Search;
+                          JsonEntry *Json, SummaryRow *Summary) {
+  const SearchSpec Spec = effectiveSpec(P);
   llvm::SourceMgr &SM = Diags.sourceMgr();
-  uint64_t Space = spaceSize(*P.IR, Spec);
-  if (Space > Spec.MaxCandidates) {
-    Diags.report(Spec.At, diag::SearchTooLarge, Space, Spec.MaxCandidates,
-                 largestDomains(*P.IR, Spec));
+  SearchContext X{&Spec, P.IR->names().Axes};
+  SearchResult R;
+  R.SpaceCandidates = spaceSize(*P.IR, Spec);
+  // The entry of a search that printed no report: status error, its
+  // diagnostics and `search` (the space alone when over budget).
+  auto FailedJson = [&] {
+    Json->Failed = true;
+    Json->Search = [&](JsonWriter &J) { writeSearchJson(J, R, X); };
+    printJsonEntry(*Json, OS);
+    Json->Search = nullptr;
+  };
+  if (R.SpaceCandidates > Spec.MaxCandidates) {
+    Diags.report(Spec.At, diag::SearchTooLarge, R.SpaceCandidates,
+                 Spec.MaxCandidates, largestDomains(*P.IR, Spec));
+    if (Json)
+      FailedJson();
     return ExitInputErrors;
   }
   Orders Checked(Id, P, Diags, O);
@@ -190,61 +256,68 @@ int shardc::searchAndEmit(unsigned Id, Program &P, DiagnosticEngine &Diags,
       if (Done)
         llvm::errs() << "\n";
     };
-  SearchResult R = runSearch(
+  uint64_t Space = R.SpaceCandidates;
+  R = runSearch(
       Spec, [&](llvm::ArrayRef<unsigned> Order) { return Checked.get(Order); },
       SM, Opts);
-  SearchContext X{&Spec, P.IR->names().Axes};
+  R.SpaceCandidates = Space;
   if (R.Stats.Stopped)
     Diags.report(Spec.At, diag::SearchStopped,
                  fmt::format("{:g}", *Spec.TimeLimit), R.Candidates,
                  R.SpaceCandidates);
   if (R.Top.empty()) {
-    std::vector<std::string> Why;
-    for (const Rejection &Rj : R.Rejected)
-      Why.push_back(fmt::format("{} {}", Rj.Count, Rj.Reason));
-    Diags.report(Spec.At, diag::SearchNoneFeasible,
-                 R.Candidates + R.LayoutsRejected,
-                 fmt::format("{}", fmt::join(Why, ", ")));
-    if (Json) {
-      Json->Failed = true;
-      Json->Search = [&](JsonWriter &J) { writeSearchJson(J, R, X); };
-      printJsonEntry(*Json, OS);
-      Json->Search = nullptr;
-    } else if (O.Emit == EmitKind::Report) {
+    Diags.report(Spec.At, diag::SearchNoneFeasible, R.Candidates,
+                 reasonsText(R));
+    if (Json)
+      FailedJson();
+    else if (O.Emit == EmitKind::Report)
       printSearchText(R, X, OS);
-    }
     return ExitInputErrors;
   }
-  unsigned Row = O.Emit == EmitKind::Best ? O.Row : 1;
-  if (Row < 1 || Row > R.Top.size()) {
-    Diags.report(Spec.At, diag::SearchRowMissing, Row, uint64_t(R.Top.size()),
+  // --row names the row --emit=best prints, and the one whose report,
+  // IR or trace the other formats print (row 1 by default).
+  if (O.Row < 1 || O.Row > R.Top.size()) {
+    Diags.report(Spec.At, diag::SearchRowMissing, O.Row, uint64_t(R.Top.size()),
                  R.Top.size() == 1 ? "" : "s");
     return ExitInputErrors;
   }
-  const Candidate &Best = R.Top[Row - 1].At;
+  const Candidate &Row = R.Top[O.Row - 1].At;
   if (O.Emit == EmitKind::Best) {
     MeshDecl *Mesh = meshDecl(P, P.IR->mesh().Name);
     if (!Mesh)
       return ExitInternal;
     const llvm::MemoryBuffer *B = SM.getMemoryBuffer(Id);
     OS << rowFile(B->getBuffer(), B->getBufferStart(), *Mesh, Spec, X.Axes,
-                  Best);
+                  Row);
     return ExitSuccess;
   }
-  if (!Json && O.Emit == EmitKind::Report && O.Format == OutputFormat::Text) {
+  bool Table =
+      !Json && O.Emit == EmitKind::Report && O.Format == OutputFormat::Text;
+  if (Table)
     printSearchText(R, X, OS);
+  if (Table && !Summary)
     return ExitSuccess;
-  }
-  // Row 1's report, in the format asked for: the row's compile, with the
-  // program's diagnostics (its warnings) reported once more.
-  const Module *M = Checked.get(Best.Order);
+  // The row's compile: its report in the format asked for (its warnings
+  // reported once more), or its line of --summary.
+  const Module *M = Checked.get(Row.Order);
   if (!M)
     return ExitInternal;
-  auto C = compile(*M, candidateLayout(*M, X.Axes, Spec, Best), Diags);
+  DiagnosticEngine Quiet(SM);
+  Quiet.setHandler([](const Diagnostic &) {});
+  auto C = compile(*M, candidateLayout(*M, X.Axes, Spec, Row),
+                   Table ? Quiet : Diags);
   if (!C) {
-    driverError() << llvm::toString(C.takeError()) << "\n";
+    driverError() << "internal error: " << llvm::toString(C.takeError())
+                  << "\n";
     return ExitInternal;
   }
+  if (Summary) {
+    std::string Where = std::move(Summary->Where);
+    *Summary = summaryRow(**C, false);
+    Summary->Where = std::move(Where);
+  }
+  if (Table)
+    return ExitSuccess;
   if (Json)
     Json->Search = [&](JsonWriter &J) { writeSearchJson(J, R, X); };
   emitCompiled(C->get(), Diags, O, OS, Json);
