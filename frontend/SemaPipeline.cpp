@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace shardc;
@@ -85,6 +86,15 @@ void Sema::checkPipelineSettings() {
   if (!TrainBlock || !Config.Train)
     return;
   const TrainConfig &T = *Config.Train;
+  // Chunks searched (in train or search): each candidate's chunk count is
+  // its own, so `schedule = interleaved` with the default one is no slip.
+  auto SearchesChunks = [](const std::vector<Property> &Ps) {
+    return llvm::any_of(Ps, [](const Property &P) {
+      return P.Name.Name == "chunks" && P.Form != PropForm::Assign;
+    });
+  };
+  bool ChunksSearched = SearchesChunks(TrainBlock->Props) ||
+                        (SearchBlock && SearchesChunks(SearchBlock->Props));
   for (const Property &P : TrainBlock->Props) {
     bool Schedule = P.Name.Name == "schedule", Chunks = P.Name.Name == "chunks";
     if (!Schedule && !Chunks)
@@ -101,7 +111,7 @@ void Sema::checkPipelineSettings() {
       Diags.report(P.Name.Range, diag::PipelineSettingUnused, P.Name.Name,
                    "unless 'schedule = interleaved'");
     else if (Schedule && T.Schedule == PipelineSchedule::Interleaved &&
-             T.Chunks == 1 && !ChunksRejected)
+             T.Chunks == 1 && !ChunksRejected && !ChunksSearched)
       Diags.report(P.Name.Range, diag::PipelineSettingUnused,
                    "schedule = interleaved",
                    "with one chunk: it runs as 1f1b (set 'chunks')");
