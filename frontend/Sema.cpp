@@ -145,6 +145,8 @@ bool Sema::run() {
   // lowered whole.
   if (!PipelineBodyFailed)
     checkPipelineCrossings();
+  if (!Diags.hasErrors())
+    checkPerStepIsBatch();
   if (TrainBlock && !AnyParam && !Diags.hasErrors())
     Diags.report(TrainBlock->Range.Start, diag::TrainWithoutParams);
   if (TrainBlock && AnyParam && !Diags.hasErrors())

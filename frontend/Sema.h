@@ -130,6 +130,7 @@ private:
   /// at its mesh.
   llvm::StringMap<llvm::SMLoc> MeshDeclAt;
   std::optional<DimId> PerStepDimId;
+  void checkPerStepIsBatch();
   llvm::SMRange PerStepAt, MicrobatchesRange, ChipsRange, MaxMemoryRange;
   bool MinimizeMemory = false;
   void fuse(const Property &P, const PropValue &V);

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
+#include "ir/Training.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -465,4 +466,17 @@ void Sema::finishSearch() {
               : MeshAt.isValid() ? Diags.location(MeshAt)
                                  : Search.Knobs.front().At;
   P.Search = std::move(Search);
+}
+
+/// The per-step dim must be the global batch's: the first dim of the
+/// value the step counts it on. Another (a sequence's length, say) would
+/// make the microbatches split it, and the batch printed would be wrong.
+void Sema::checkPerStepIsBatch() {
+  if (!Search.PerStep || !PerStepDimId || !IR || !TrainBlock)
+    return;
+  const Value *V = batchCountedOn(*IR);
+  if (!V || V->type().Dims.empty() || V->type().Dims[0].Id == *PerStepDimId)
+    return;
+  Diags.report(PerStepAt, diag::PerStepNotBatch, Search.PerStep->Name,
+               V->name(), IR->names().Dims[V->type().Dims[0].Id]);
 }

@@ -1,6 +1,7 @@
 //===- Training.cpp - What a train { } block asks for ---------------------===//
 #include "ir/Training.h"
 #include "ir/Module.h"
+#include "ir/Ops.h"
 #include "llvm/Support/ErrorHandling.h"
 #include <fmt/format.h>
 
@@ -100,4 +101,18 @@ std::string shardc::describeProvenance(const Provenance &P,
     return fmt::format("fixed cost of {}'s update", P.Wrt);
   }
   return "";
+}
+
+const Value *shardc::batchCountedOn(const Module &M) {
+  const Value *From = nullptr;
+  for (const auto &O : M.body().ops()) {
+    if (auto *R = dyn_cast<RepeatOp>(O.get()); R && !R->carried().empty()) {
+      From = R->carried().front().Init;
+      break;
+    }
+    if (!From && isa<InputOp>(O.get()) &&
+        M.statement(O->stmt()).Ph == Phase::Forward)
+      From = O->result();
+  }
+  return From;
 }

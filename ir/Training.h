@@ -122,10 +122,19 @@ struct Provenance {
 };
 
 struct Statement;
+class Module;
+class Value;
 /// What a derived statement computes, in words: `grad of 'h' at line 8
 /// w.r.t. W_in`, `sync of W_in's gradient, once per step`. \p Fwd is the
 /// forward statement it refers to.
 std::string describeProvenance(const Provenance &P, const Statement &Fwd);
+
+/// The value a training step's tokens and global batch are counted on
+/// (docs/training.md): the first repeat's first carried value, or the
+/// first forward input when nothing is carried; its first dim is the
+/// batch (a `per step` dim must be that one). Null when the program has
+/// neither.
+const Value *batchCountedOn(const Module &M);
 
 } // namespace shardc
 

@@ -24,9 +24,6 @@
 
 namespace shardc {
 
-class Module;
-class Value;
-
 struct StreamEffect {
   double T = 0; ///< compute-stream time
   double K = 0; ///< backlog at the end, starting from an idle stream
@@ -92,12 +89,6 @@ struct PipelineRun {
 /// x chunks x microbatches.
 PipelineRun simulatePipeline(PipelineSchedule S, int64_t M,
                              const PipelineTimes &T);
-
-/// The value a step's tokens and global batch are counted on
-/// (docs/training.md): the first repeat's first carried value, or the
-/// first forward input when nothing is carried; its first dim is the
-/// batch. Null when the program has neither.
-const Value *batchCountedOn(const Module &M);
 
 } // namespace shardc
 

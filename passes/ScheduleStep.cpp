@@ -201,20 +201,6 @@ void StepBuilder::tiedSync(const StagePartition &Part) {
   S.TSync += S.TTiedSync;
 }
 
-const Value *shardc::batchCountedOn(const Module &M) {
-  const Value *From = nullptr;
-  for (const auto &O : M.body().ops()) {
-    if (auto *R = dyn_cast<RepeatOp>(O.get()); R && !R->carried().empty()) {
-      From = R->carried().front().Init;
-      break;
-    }
-    if (!From && isa<InputOp>(O.get()) &&
-        M.statement(O->stmt()).Ph == Phase::Forward)
-      From = O->result();
-  }
-  return From;
-}
-
 /// COST-MODEL.md §6.5: the product of all but the last dim of the first
 /// carried value, or of the first input when nothing is carried; and the
 /// batch, its first dim (LANGUAGE.md §7: the program is one microbatch).
