@@ -234,6 +234,9 @@ public:
   std::atomic<uint64_t> Decided{0};
   /// Set at time_limit: no thread decides another candidate.
   std::atomic<bool> Stop{false};
+  /// Candidates decided at level 2: the limit stops a search only once
+  /// one is (layouts rejected at level 1 decide none).
+  std::atomic<uint64_t> Compiled{0};
   std::chrono::steady_clock::time_point Start =
       std::chrono::steady_clock::now();
   bool Stopped() {
@@ -295,6 +298,7 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
         if (Stop)
           return;
         decideCandidate(M, K, Out);
+        ++Compiled;
         Stopped();
       },
       C);
@@ -487,7 +491,8 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
   Engine E(Spec, SM, *Written);
   E.Start = Start;
   auto Work = [&] {
-    for (size_t I; !E.Stop && (I = Next++) < Layouts.size(); E.Stopped()) {
+    for (size_t I; !E.Stop && (I = Next++) < Layouts.size();
+         E.Compiled ? E.Stopped() : false) {
       auto It = Modules.find(Layouts[I].Order);
       if (const Module *M = It != Modules.end() ? It->second : nullptr) {
         E.decide(*M, Layouts[I], Outcomes[I]);

@@ -21,20 +21,50 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 
 using namespace shardc;
 
 namespace {
 
-/// The declaration of mesh \p Name in the main file.
+/// The declaration of mesh \p Name, in the main file or an import (the
+/// checks free statements' syntax trees as they lower them: items may be
+/// null).
 MeshDecl *meshDecl(Program &P, llvm::StringRef Name) {
-  if (P.Files.empty())
-    return nullptr;
-  for (DeclPtr &D : P.Files.back()->Items)
-    if (auto *M = llvm::dyn_cast<MeshDecl>(D.get()))
-      if (M->Name.Name == Name)
-        return M;
+  for (auto &F : P.Files)
+    for (DeclPtr &D : F->Items)
+      if (auto *M = llvm::dyn_cast_or_null<MeshDecl>(D.get()))
+        if (M->Name.Name == Name)
+          return M;
   return nullptr;
+}
+
+/// The text between the mesh declaration's '[' and its matching ']' in
+/// \p Text, from \p From (the mesh's name), skipping comments; none when
+/// not found.
+std::optional<std::pair<size_t, size_t>> meshBrackets(llvm::StringRef Text,
+                                                      size_t From) {
+  size_t Open = llvm::StringRef::npos;
+  for (size_t I = From; I < Text.size(); ++I) {
+    if (Text.substr(I).startswith("//")) {
+      I = Text.find('\n', I);
+      if (I == llvm::StringRef::npos)
+        return std::nullopt;
+      continue;
+    }
+    if (Text.substr(I).startswith("/*")) {
+      I = Text.find("*/", I + 2);
+      if (I == llvm::StringRef::npos)
+        return std::nullopt;
+      ++I;
+      continue;
+    }
+    if (Text[I] == '[' && Open == llvm::StringRef::npos)
+      Open = I;
+    else if (Text[I] == ']' && Open != llvm::StringRef::npos)
+      return std::make_pair(Open + 1, I);
+  }
+  return std::nullopt;
 }
 
 /// The checked program per order of the mesh's axes: the main file loaded
@@ -145,13 +175,18 @@ std::string rowFile(llvm::StringRef Text, const char *Base,
     std::string With;
   };
   std::vector<Edit> Edits;
-  auto Off = [&](llvm::SMLoc L) { return size_t(L.getPointer() - Base); };
-  // The mesh's axes, from the first's name to the last's size.
-  if (!Mesh.Axes.empty() && Mesh.Axes.back().SizeRange.isValid()) {
+  // Every edit is of the main file's text: a range elsewhere (a --mesh or
+  // -D value's, in the command line's buffer) is left out.
+  auto Off = [&](llvm::SMLoc L) {
+    const char *P = L.getPointer();
+    return P >= Base && P <= Base + Text.size() ? size_t(P - Base) : size_t(-1);
+  };
+  // The mesh's axes: what its brackets hold in the file (a --mesh size
+  // lives in the command line's buffer, so the syntax tree's ranges would
+  // not do), every size written.
+  if (auto In = meshBrackets(Text, Off(Mesh.Name.Range.Start))) {
     std::string Ax = meshText(Axes, C);
-    Edits.push_back({Off(Mesh.Axes.front().Name.Range.Start),
-                     Off(Mesh.Axes.back().SizeRange.End),
-                     Ax.substr(1, Ax.size() - 2)});
+    Edits.push_back({In->first, In->second, Ax.substr(1, Ax.size() - 2)});
   }
   std::string Extra;
   for (unsigned K = 0; K != NumSearchKnobs; ++K) {
@@ -182,6 +217,9 @@ std::string rowFile(llvm::StringRef Text, const char *Base,
       ++To;
     Edits.push_back({Off(Spec.BlockRange.Start), To, ""});
   }
+  llvm::erase_if(Edits, [&](const Edit &E) {
+    return E.From > E.To || E.To > Text.size();
+  });
   std::sort(Edits.begin(), Edits.end(),
             [](const Edit &A, const Edit &B) { return A.From > B.From; });
   std::string Out = Text.str();
@@ -284,9 +322,19 @@ int shardc::searchAndEmit(unsigned Id, Program &P, DiagnosticEngine &Diags,
   const Candidate &Row = R.Top[O.Row - 1].At;
   if (O.Emit == EmitKind::Best) {
     MeshDecl *Mesh = meshDecl(P, P.IR->mesh().Name);
+    const llvm::MemoryBuffer *B = SM.getMemoryBuffer(Id);
     if (!Mesh)
       return ExitInternal;
-    const llvm::MemoryBuffer *B = SM.getMemoryBuffer(Id);
+    if (SM.FindBufferContainingLoc(Mesh->Name.Range.Start) != Id) {
+      // The row's sizes belong in the mesh declaration, which is not in
+      // this file: say so rather than print a file without them.
+      driverError() << "--emit=best writes the row's layout into the mesh "
+                       "declaration, but mesh '"
+                    << Mesh->Name.Name << "' is declared in an imported "
+                    << "file, not in " << B->getBufferIdentifier()
+                    << ": declare the mesh in the main file\n";
+      return ExitInputErrors;
+    }
     OS << rowFile(B->getBuffer(), B->getBufferStart(), *Mesh, Spec, X.Axes,
                   Row);
     return ExitSuccess;
