@@ -35,7 +35,7 @@ static void printRows(llvm::ArrayRef<CandidateResult> Rows,
   size_t MeshW = 6, KnobW = 5, MemW = 11;
   for (const CandidateResult &R : Rows) {
     Meshes.push_back(meshText(X.Axes, R.At));
-    Knobs.push_back(knobsText(*X.Spec, R.At));
+    Knobs.push_back(knobsText(R.At));
     MeshW = std::max(MeshW, Meshes.back().size());
     KnobW = std::max(KnobW, Knobs.back().size());
     MemW = std::max(MemW, memoryText(R).size());
@@ -61,7 +61,7 @@ static void printRows(llvm::ArrayRef<CandidateResult> Rows,
 
 static std::string nearestText(const Rejection &Rj, const SearchContext &X) {
   std::string S = meshText(X.Axes, Rj.Nearest.At);
-  std::string K = knobsText(*X.Spec, Rj.Nearest.At);
+  std::string K = knobsText(Rj.Nearest.At);
   if (Rj.Level == SearchLevel::Candidate && !K.empty())
     S += " " + K;
   S += ": " + Rj.Nearest.Message;
@@ -169,6 +169,7 @@ void shardc::writeSearchJson(JsonWriter &J, const SearchResult &R,
         J.object([&] {
           uint64_t Of =
               Rj.Level == SearchLevel::Layout ? R.Layouts : R.Candidates;
+          J.attribute("candidates", int64_t(Rj.Candidates));
           J.attribute("count", int64_t(Rj.Count));
           J.attribute("level",
                       Rj.Level == SearchLevel::Layout ? "layout" : "candidate");
@@ -187,6 +188,7 @@ void shardc::writeSearchJson(JsonWriter &J, const SearchResult &R,
     });
     J.attributeObject("space", [&] {
       J.attribute("candidates", int64_t(R.Candidates));
+      J.attribute("decided", int64_t(R.Decided));
       J.attribute("feasible", int64_t(R.Feasible));
       J.attribute("layouts", int64_t(R.Layouts));
       J.attribute("layouts_rejected", int64_t(R.LayoutsRejected));

@@ -77,7 +77,8 @@ std::string messageOf(const Outcome &O) {
 /// One reason's tally within a layout or the whole search.
 struct Tally {
   SearchLevel Level = SearchLevel::Layout;
-  uint64_t Count = 0;
+  uint64_t Count = 0;      ///< layouts or candidates, by the level
+  uint64_t Candidates = 0; ///< the candidates it rejected
   NearestMiss Nearest;
   double Rank = 0; ///< relative miss for limits; 0 for first-in-order
   bool Limit = false;
@@ -92,23 +93,38 @@ double seconds(std::chrono::steady_clock::time_point Since) {
 /// layout (a dim its axes do not divide) and a candidate (the batch).
 using ReasonKey = std::pair<SearchLevel, std::string>;
 
-void count(std::map<ReasonKey, Tally> &T, const std::string &Reason,
-           SearchLevel Level, NearestMiss Miss, std::optional<double> Rank) {
-  Tally &X = T[{Level, Reason}];
-  X.Level = Level;
-  bool Better = X.Count == 0 || (Rank && *Rank < X.Rank);
-  ++X.Count;
+/// Adds \p T to the tally of \p Key: counts summed, the nearest miss the
+/// smaller relative miss of a limit, else the first (in canonical order).
+void add(std::map<ReasonKey, Tally> &Tallies, const ReasonKey &Key, Tally T) {
+  Tally &X = Tallies[Key];
+  bool Better = X.Count == 0 || (T.Limit && T.Rank < X.Rank);
+  X.Level = Key.first;
+  X.Count += T.Count;
+  X.Candidates += T.Candidates;
   if (Better) {
-    X.Nearest = std::move(Miss);
-    X.Rank = Rank.value_or(0);
-    X.Limit = Rank.has_value();
+    X.Nearest = std::move(T.Nearest);
+    X.Rank = T.Rank;
+    X.Limit = T.Limit;
   }
+}
+
+/// Counts one layout (of \p Candidates candidates) or one candidate.
+void count(std::map<ReasonKey, Tally> &T, const std::string &Reason,
+           SearchLevel Level, NearestMiss Miss, std::optional<double> Rank,
+           uint64_t Candidates = 1) {
+  add(T, {Level, Reason},
+      Tally{Level, 1, Candidates, std::move(Miss), Rank.value_or(0),
+            Rank.has_value()});
 }
 
 /// What one layout decided.
 struct LayoutOutcome {
+  /// Whether it was decided (rejected, or a candidate decided): at
+  /// time_limit, the layouts a thread took after the stop are not.
+  bool Started = false;
   bool Rejected = false;
   uint64_t Candidates = 0, Recosts = 0;
+  uint64_t Decided = 0; ///< Candidates, or a rejected layout's candidates
   std::map<ReasonKey, Tally> Reasons;
   std::vector<CandidateResult> Feasible;
   double LayoutTime = 0, KnobTime = 0; ///< seconds in each level's compiles
@@ -209,16 +225,12 @@ std::vector<std::pair<std::string, double>> memoryTerms(const MeshCompile &C) {
   return Out;
 }
 
-/// Whether a first error is the candidate's (its knobs could change it) or
-/// the layout's.
-bool candidateError(const Diagnostic &D, const SearchSpec &Spec) {
-  if (D.Kind == DiagKind::StepOverHbm ||
-      D.Kind == DiagKind::InterleavedMicrobatches)
-    return true;
-  if (D.Kind == DiagKind::NotDivisible && Spec.PerStep)
-    return llvm::StringRef(D.Message).startswith("dim '" + Spec.PerStep->Name +
-                                                 "'");
-  return false;
+/// Whether an error of a layout's neutral compile is a candidate's (its
+/// knobs could change it) or the layout's. The per-step batch's split is
+/// neither: the neutral compile's batch splits over every layout.
+bool candidateError(const Diagnostic &D) {
+  return D.Kind == DiagKind::StepOverHbm ||
+         D.Kind == DiagKind::InterleavedMicrobatches;
 }
 
 class Engine {
@@ -245,6 +257,16 @@ public:
     return Stop;
   }
 
+  /// Rejects layout \p L (of \p Candidates candidates) under \p Reason.
+  void reject(const Candidate &L, const std::string &Reason,
+              std::string Message, uint64_t Candidates, LayoutOutcome &Out) {
+    Out.Started = Out.Rejected = true;
+    Out.Decided = Candidates;
+    Decided += Candidates;
+    count(Out.Reasons, Reason, SearchLevel::Layout, miss(L, std::move(Message)),
+          std::nullopt, Candidates);
+  }
+
 private:
   void decideCandidate(const Module &M, const Candidate &C, LayoutOutcome &Out);
   std::optional<std::string> batchDoesNotSplit(const Candidate &C) const;
@@ -265,7 +287,7 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
   // Level 1: the layout with neutral knobs.
   Candidate Neutral = L;
   Neutral.KnobMask = 0;
-  Layout NL = candidateLayout(M, Written, Spec, Neutral);
+  Layout NL = neutralLayout(M, Written, Spec, Neutral);
   auto T0 = std::chrono::steady_clock::now();
   Outcome O = compileOne(M, NL, SM);
   Out.LayoutTime += seconds(T0);
@@ -273,22 +295,19 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
   // The layout's own error: the first that no knob could change (one the
   // candidates could would come first only if it were reported first).
   std::optional<Diagnostic> Own;
-  if (O.Error && !candidateError(*O.Error, Spec))
+  if (O.Error && !candidateError(*O.Error))
     Own = O.Error;
   for (const Diagnostic &D : O.Later)
-    if (!Own && !candidateError(D, Spec))
+    if (!Own && !candidateError(D))
       Own = D;
+  KnobPlan Plan = knobPlan(AsWritten, Spec, L.Sizes);
   if (!O.Internal.empty() || Own) {
-    Out.Rejected = true;
-    Decided += knobPlan(AsWritten, Spec, L.Sizes).count();
-    count(Out.Reasons,
-          Own ? diagKindName(Own->Kind).str() : std::string("InternalError"),
-          SearchLevel::Layout, miss(L, Own ? Own->Message : O.Internal),
-          std::nullopt);
+    reject(L,
+           Own ? diagKindName(Own->Kind).str() : std::string("InternalError"),
+           Own ? Own->Message : O.Internal, Plan.count(), Out);
     return;
   }
   // Level 2: each candidate, in canonical order.
-  KnobPlan Plan = knobPlan(AsWritten, Spec, L.Sizes);
   Candidate C = L;
   auto T1 = std::chrono::steady_clock::now();
   Plan.forEach(
@@ -334,7 +353,9 @@ std::optional<std::string> Engine::batchDoesNotSplit(const Candidate &C) const {
 
 void Engine::decideCandidate(const Module &M, const Candidate &C,
                              LayoutOutcome &Out) {
+  Out.Started = true;
   ++Out.Candidates;
+  ++Out.Decided;
   ++Decided;
   auto Reject = [&](const std::string &Reason, NearestMiss N,
                     std::optional<double> Rank) {
@@ -435,7 +456,7 @@ std::string nearestPassing(const Candidate &L, llvm::ArrayRef<Candidate> All,
                            const std::vector<std::string> &Names) {
   std::optional<std::pair<std::pair<unsigned, double>, size_t>> Best;
   for (size_t I = 0; I != All.size(); ++I) {
-    if (Outcomes[I].Rejected || All[I].Order != L.Order)
+    if (!Outcomes[I].Started || Outcomes[I].Rejected || All[I].Order != L.Order)
       continue;
     unsigned Changed = 0;
     double Far = 0;
@@ -494,19 +515,15 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
     for (size_t I; !E.Stop && (I = Next++) < Layouts.size();
          E.Compiled ? E.Stopped() : false) {
       auto It = Modules.find(Layouts[I].Order);
-      if (const Module *M = It != Modules.end() ? It->second : nullptr) {
+      if (const Module *M = It != Modules.end() ? It->second : nullptr)
         E.decide(*M, Layouts[I], Outcomes[I]);
-      } else {
-        // The file did not check with its axes in this order: a bug of
-        // ours (the order changes no rule), counted, never silent.
-        Outcomes[I].Rejected = true;
-        NearestMiss N;
-        N.At = Layouts[I];
-        N.Message = "internal error: the program does not check with its "
-                    "mesh's axes in this order";
-        count(Outcomes[I].Reasons, "InternalError", SearchLevel::Layout, N,
-              std::nullopt);
-      }
+      else // the file did not check with its axes in this order: a bug of
+           // ours (the order changes no rule), counted, never silent
+        E.reject(Layouts[I], "InternalError",
+                 "internal error: the program does not check with its "
+                 "mesh's axes in this order",
+                 knobPlan(*Written, Spec, Layouts[I].Sizes).count(),
+                 Outcomes[I]);
     }
   };
   unsigned Threads =
@@ -541,26 +558,19 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
   // Merge in canonical order.
   std::map<ReasonKey, Tally> Reasons;
   std::vector<CandidateResult> All;
-  size_t Done = Stop ? Next.load() : Layouts.size();
-  for (size_t I = 0; I != std::min(Done, Layouts.size()); ++I) {
+  for (size_t I = 0; I != Layouts.size(); ++I) {
     LayoutOutcome &O = Outcomes[I];
+    if (!O.Started)
+      continue; // taken after time_limit
     ++Res.Layouts;
     Res.LayoutsRejected += O.Rejected;
     Res.Candidates += O.Candidates;
+    Res.Decided += O.Decided;
     Res.Stats.Recosts += O.Recosts;
     Res.Stats.LayoutTimeS += O.LayoutTime;
     Res.Stats.KnobTimeS += O.KnobTime;
-    for (auto &[Reason, T] : O.Reasons) {
-      Tally &X = Reasons[Reason];
-      bool Better = X.Count == 0 || (T.Limit && T.Rank < X.Rank);
-      X.Level = T.Level;
-      X.Count += T.Count;
-      if (Better) {
-        X.Nearest = T.Nearest;
-        X.Rank = T.Rank;
-        X.Limit = T.Limit;
-      }
-    }
+    for (auto &[Reason, T] : O.Reasons)
+      add(Reasons, Reason, std::move(T));
     for (CandidateResult &R : O.Feasible)
       All.push_back(std::move(R));
   }
@@ -578,10 +588,9 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
   for (auto &[Reason, T] : Reasons) {
     if (T.Level == SearchLevel::Layout)
       T.Nearest.Message +=
-          nearestPassing(T.Nearest.At, llvm::ArrayRef(Layouts).take_front(Done),
-                         Outcomes, Names);
-    Res.Rejected.push_back(
-        Rejection{Reason.second, T.Level, T.Count, T.Nearest, T.Rank});
+          nearestPassing(T.Nearest.At, Layouts, Outcomes, Names);
+    Res.Rejected.push_back(Rejection{Reason.second, T.Level, T.Count,
+                                     T.Candidates, T.Nearest, T.Rank});
   }
   std::stable_sort(Res.Rejected.begin(), Res.Rejected.end(),
                    [](const Rejection &A, const Rejection &B) {

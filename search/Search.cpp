@@ -5,9 +5,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "search/Search.h"
+#include "ir/Operation.h"
 #include "ir/Training.h"
 #include "llvm/ADT/StringExtras.h"
 #include <fmt/format.h>
+#include <numeric>
 
 using namespace shardc;
 
@@ -46,7 +48,7 @@ bool shardc::knobShown(const Candidate &C, SearchKnob K) {
   return true;
 }
 
-std::string shardc::knobsText(const SearchSpec &, const Candidate &C) {
+std::string shardc::knobsText(const Candidate &C) {
   std::vector<std::string> Parts;
   for (unsigned K = 0; K != NumSearchKnobs; ++K)
     if (knobShown(C, SearchKnob(K)))
@@ -121,4 +123,35 @@ Layout shardc::candidateLayout(const Module &Checked,
         L.Dims[*B] = Spec.PerStep->Global / M;
     }
   return L;
+}
+
+Layout shardc::neutralLayout(const Module &Checked,
+                             llvm::ArrayRef<std::string> Written,
+                             const SearchSpec &Spec, const Candidate &L) {
+  Layout NL = candidateLayout(Checked, Written, Spec, L);
+  std::optional<DimId> B;
+  if (Spec.PerStep)
+    B = dimNamed(Checked, Spec.PerStep->Name);
+  if (!B)
+    return NL;
+  auto It = NL.Dims.find(*B);
+  int64_t Size = It != NL.Dims.end() ? It->second : Spec.PerStep->Global;
+  auto Cover = [&](const Value *V) {
+    if (!V)
+      return;
+    for (const TensorDim &D : V->type().Dims)
+      if (D.Id == *B) {
+        int64_t Axes = axesProduct(D.Axes, NL.Mesh);
+        int64_t Times = Axes / std::gcd(Size, Axes);
+        if (__builtin_mul_overflow(Size, Times, &Size))
+          Size = Spec.PerStep->Global; // the compile says it is too large
+      }
+  };
+  walk(Checked.body(), [&](const Op &O) {
+    Cover(O.result());
+    for (const Value *V : O.operands())
+      Cover(V);
+  });
+  NL.Dims[*B] = Size;
+  return NL;
 }

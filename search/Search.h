@@ -70,7 +70,10 @@ struct NearestMiss {
 struct Rejection {
   std::string Reason; ///< the diagnostic's name: NotDivisible, StepOverHbm
   SearchLevel Level = SearchLevel::Layout;
-  uint64_t Count = 0;
+  uint64_t Count = 0; ///< layouts or candidates, by its level
+  /// The candidates it rejected: the layouts' candidates for a layout's
+  /// reason, Count for a candidate's.
+  uint64_t Candidates = 0;
   NearestMiss Nearest;
   double NearestRank = 0; ///< relative miss (limits), for the merge
 };
@@ -86,7 +89,10 @@ struct SearchStats {
 };
 
 struct SearchResult {
+  /// Candidates counts those of the compiled layouts (decided one by one);
+  /// Decided adds the rejected layouts' (decided with their layout).
   uint64_t Layouts = 0, LayoutsRejected = 0, Candidates = 0, Feasible = 0;
+  uint64_t Decided = 0;
   /// The space's size before anything was decided.
   uint64_t SpaceCandidates = 0;
   std::vector<CandidateResult> Top, Pareto;
@@ -126,13 +132,21 @@ Layout candidateLayout(const Module &Checked,
                        llvm::ArrayRef<std::string> Written,
                        const SearchSpec &Spec, const Candidate &C);
 
+/// A layout's neutral compile (\p L: a candidate with no knob set): as
+/// candidateLayout, with the per-step dim made a multiple of every product
+/// of axes that shards it. A batch the data-parallel ranks do not split is
+/// a candidate's reason (decided by arithmetic), so it neither rejects the
+/// layout nor hides the layout's own errors behind it.
+Layout neutralLayout(const Module &Checked, llvm::ArrayRef<std::string> Written,
+                     const SearchSpec &Spec, const Candidate &L);
+
 /// `[D: 32, P: 4, T: 8]`, in the candidate's order.
 std::string meshText(llvm::ArrayRef<std::string> Written, const Candidate &C);
 /// Whether a row shows knob \p K: a knob the candidate sets, chunks only
 /// beside an interleaved schedule.
 bool knobShown(const Candidate &C, SearchKnob K);
 /// The searched knobs, `zero = 1, recompute = full`.
-std::string knobsText(const SearchSpec &Spec, const Candidate &C);
+std::string knobsText(const Candidate &C);
 llvm::StringRef knobName(SearchKnob K);
 /// A knob's value as the file writes it (`1f1b`, `full`, `8`).
 std::string knobValueText(SearchKnob K, int64_t V);

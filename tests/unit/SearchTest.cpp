@@ -212,8 +212,7 @@ TEST(Search, TopRowsAreThoseOfCompilingEveryCandidate) {
   ASSERT_EQ(S.Top.size(), std::min<size_t>(10, All.size()));
   for (size_t I = 0; I != S.Top.size(); ++I) {
     EXPECT_EQ(S.Top[I].StepTime, All[I].Time) << All[I].Key;
-    EXPECT_EQ(meshOf(*R, S.Top[I]) + " " + knobsText(Spec, S.Top[I].At),
-              All[I].Key);
+    EXPECT_EQ(meshOf(*R, S.Top[I]) + " " + knobsText(S.Top[I].At), All[I].Key);
   }
 }
 

@@ -248,9 +248,11 @@ static SearchSpec effectiveSpec(const Program &P) {
 static std::string reasonsText(const SearchResult &R) {
   std::vector<std::string> Why;
   for (const Rejection &Rj : R.Rejected)
-    Why.push_back(
-        fmt::format("{} {}{}", Rj.Count, Rj.Reason,
-                    Rj.Level == SearchLevel::Layout ? " (layouts)" : ""));
+    Why.push_back(Rj.Level == SearchLevel::Layout
+                      ? fmt::format("{} {} ({} layout{})", Rj.Candidates,
+                                    Rj.Reason, Rj.Count,
+                                    Rj.Count == 1 ? "" : "s")
+                      : fmt::format("{} {}", Rj.Count, Rj.Reason));
   if (R.Layouts == 0)
     Why.push_back("no layout of the mesh uses the chip counts 'chips' allows");
   return fmt::format("{}", fmt::join(Why, ", "));
@@ -301,11 +303,10 @@ int shardc::searchAndEmit(unsigned Id, Program &P, DiagnosticEngine &Diags,
   R.SpaceCandidates = Space;
   if (R.Stats.Stopped)
     Diags.report(Spec.At, diag::SearchStopped,
-                 fmt::format("{:g}", *Spec.TimeLimit), R.Candidates,
+                 fmt::format("{:g}", *Spec.TimeLimit), R.Decided,
                  R.SpaceCandidates);
   if (R.Top.empty()) {
-    Diags.report(Spec.At, diag::SearchNoneFeasible, R.Candidates,
-                 reasonsText(R));
+    Diags.report(Spec.At, diag::SearchNoneFeasible, R.Decided, reasonsText(R));
     if (Json)
       FailedJson();
     else if (O.Emit == EmitKind::Report)
