@@ -16,6 +16,7 @@
 #include "passes/Schedule.h"
 #include "search/Search.h"
 #include "search/Space.h"
+#include "support/Format.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SourceMgr.h"
 #include <algorithm>
@@ -379,10 +380,9 @@ void Engine::decideCandidate(const Module &M, const Candidate &C,
   }
   CandidateResult R = resultOf(*O.C, C, Spec);
   if (Spec.MaxMemory && R.Memory && *R.Memory > *Spec.MaxMemory) {
-    NearestMiss N =
-        miss(C, fmt::format("needs {:.4g} GB per chip; "
-                            "max_memory is {:.4g} GB",
-                            *R.Memory / 1e9, *Spec.MaxMemory / 1e9));
+    NearestMiss N = miss(C, fmt::format("needs {} per chip; max_memory is {}",
+                                        formatAmount(*R.Memory, "B"),
+                                        formatAmount(*Spec.MaxMemory, "B")));
     N.Value = R.Memory;
     N.Limit = Spec.MaxMemory;
     N.Terms = memoryTerms(*O.C);
@@ -398,9 +398,9 @@ void Engine::decideCandidate(const Module &M, const Candidate &C,
                   R.Mfu > 0 ? *Spec.MinMfu / R.Mfu - 1 : 1e300);
   }
   if (Spec.MaxStepTime && R.StepTime > *Spec.MaxStepTime) {
-    NearestMiss N = miss(C, fmt::format("step time {:.4g} s is over "
-                                        "max_step_time {:.4g} s",
-                                        R.StepTime, *Spec.MaxStepTime));
+    NearestMiss N = miss(C, fmt::format("step time {} is over max_step_time {}",
+                                        formatTime(R.StepTime),
+                                        formatTime(*Spec.MaxStepTime)));
     N.Value = R.StepTime;
     N.Limit = Spec.MaxStepTime;
     return Reject("OverMaxStepTime", std::move(N),
