@@ -334,7 +334,8 @@ PlacementCoefficients SwitchedNetwork::sendCoefficients(unsigned Axis) const {
   int64_t Child = 1;
   for (unsigned L = 0; L < Cluster.Levels.size() && Child < P; ++L) {
     int64_t Parent = Child * Cluster.Levels[L].Size;
-    llvm::DenseMap<int64_t, int64_t> Senders; // child unit -> chips sending out
+    // Per child unit, the chips sending out of it.
+    std::vector<int64_t> Senders(size_t((P + Child - 1) / Child), 0);
     int64_t Most = 0;
     for (int64_t C = 0; C < P; ++C) {
       if ((C / Stride) % Size == Size - 1)
@@ -345,7 +346,7 @@ PlacementCoefficients SwitchedNetwork::sendCoefficients(unsigned Axis) const {
       if (L == 0)
         Out = Out && C / Parent == Partner / Parent;
       if (Out)
-        Most = std::max(Most, ++Senders[C / Child]);
+        Most = std::max(Most, ++Senders[size_t(C / Child)]);
     }
     if (Most > 0)
       Coeffs.push_back({L, 2, double(Most), 1});
