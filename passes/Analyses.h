@@ -143,7 +143,10 @@ struct StepSummary {
     AxisSet SendGatherAxes;
     double Bubble = 0; ///< 1 - the slowest stage's busy time / T_pipe
     unsigned SlowestStage = 0;
-    std::vector<PipelineSlice> Slices; ///< the simulated schedule
+    /// The slices' times the schedule was simulated on: the trace simulates
+    /// it again (simulatePipeline) rather than every compile keeping its
+    /// slices.
+    PipelineTimes Times;
   };
   int64_t Stages = 1;
   std::optional<PipelineInfo> Pipeline;

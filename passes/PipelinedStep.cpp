@@ -12,8 +12,8 @@
 //     microbatch: its own layer iterations, the first's or the last's
 //     pieces where it is that end, and its send.
 //  4. simulatePipeline (PipelineSchedule.cpp): the schedule's slices.
-//  5. commStreamEnd: when each stage's communication stream is done with
-//     the syncs its backward slices issued.
+//  5. CommStream: when each stage's communication stream is done with
+//     the syncs its backward slices issued (fed during step 4).
 //  6. slowestStage: t_f and t_b of the stage with the most work; the bubble.
 // What one chip issues and updates per step is StepBuilder::chipShares
 // (ScheduleStep.cpp), from the same partition.
@@ -202,33 +202,49 @@ ChunkTimes chunkTimes(const StagePartition &Part, const StagePieces &Pc,
 }
 
 /// Step 5: the communication stream of each stage through its backward
-/// slices: a slice's syncs (every microbatch's under ZeRO 2 and FSDP, the
-/// last's otherwise) queue behind what the stream still has from earlier
-/// ones. With `sync = after_backward` a stage's syncs wait for its last
-/// backward slice (Megatron-LM's data-parallel AllReduce after the flush),
-/// one after another on its communication stream. Returns when the last
-/// stream is done (at least the makespan).
-double commStreamEnd(const PipelineRun &Run, const ChunkTimes &CT,
-                     unsigned Stages, int64_t Microbatches, bool After) {
-  double SyncEnd = Run.Makespan;
-  std::vector<double> CommFree(Stages, 0);
-  if (After)
-    for (const PipelineSlice &Sl : Run.Slices)
-      if (Sl.Backward)
-        CommFree[Sl.Stage] = std::max(CommFree[Sl.Stage], Sl.End);
-  for (const PipelineSlice &Sl : Run.Slices) {
+/// slices, fed each slice as the schedule is simulated: a slice's syncs
+/// (every microbatch's under ZeRO 2 and FSDP, the last's otherwise) queue
+/// behind what the stream still has from earlier ones. With `sync =
+/// after_backward` a stage's syncs wait for its last backward slice
+/// (Megatron-LM's data-parallel AllReduce after the flush), one after
+/// another on its communication stream.
+class CommStream {
+public:
+  CommStream(const ChunkTimes &CT, unsigned Stages, int64_t Microbatches,
+             bool After)
+      : CT(CT), Microbatches(Microbatches), After(After), Free(Stages, 0),
+        Queued(Stages, 0), Peak(Stages, 0) {}
+  void add(const PipelineSlice &Sl) {
     if (!Sl.Backward)
-      continue;
+      return;
     const StreamEffect &E =
         CT.BwdOf[Sl.Stage][Sl.Chunk]
             .E[Sl.Microbatch == 0][Sl.Microbatch == Microbatches - 1];
-    double Backlog = std::max(0.0, CommFree[Sl.Stage] - Sl.Start);
-    CommFree[Sl.Stage] = After ? CommFree[Sl.Stage] + E.D + E.T // its syncs
-                               : Sl.End + E.backlogAfter(Backlog);
-    SyncEnd = std::max(SyncEnd, CommFree[Sl.Stage]);
+    if (After) { // queued after the stage's last backward slice
+      Queued[Sl.Stage] += E.D + E.T;
+      Peak[Sl.Stage] = std::max(Peak[Sl.Stage], Queued[Sl.Stage]);
+      return;
+    }
+    double Backlog = std::max(0.0, Free[Sl.Stage] - Sl.Start);
+    Free[Sl.Stage] = Sl.End + E.backlogAfter(Backlog);
+    End = std::max(End, Free[Sl.Stage]);
   }
-  return SyncEnd;
-}
+  /// When the last stream is done (at least the makespan).
+  double end(const PipelineRun &Run) const {
+    double Last = std::max(End, Run.Makespan);
+    if (After)
+      for (size_t St = 0; St != Peak.size(); ++St)
+        Last = std::max(Last, Run.LastBackwardEnd[St] + Peak[St]);
+    return Last;
+  }
+
+private:
+  const ChunkTimes &CT;
+  int64_t Microbatches;
+  bool After;
+  std::vector<double> Free, Queued, Peak;
+  double End = 0;
+};
 
 /// Step 6: t_f and t_b are one stage's, the slowest's (not the whole
 /// model's); the bubble is its idle share of the makespan.
@@ -262,17 +278,19 @@ StreamEffect StepBuilder::pipelined(const StagePartition &Part) {
   StagePieces Pc = stagePieces(*this, Part);
   StepSummary::PipelineInfo PI = pipelineInfo(*this, Part);
   ChunkTimes CT = chunkTimes(Part, Pc, PI, Train.P2pOverlap);
-  PipelineRun Run = simulatePipeline(PI.Schedule, Microbatches, CT.Times);
+  CommStream Comm(CT, Part.Stages, Microbatches, Train.SyncAfterBackward);
+  PipelineRun Run =
+      simulatePipeline(PI.Schedule, Microbatches, CT.Times,
+                       [&](const PipelineSlice &Sl) { Comm.add(Sl); });
   if (!Run.Complete) {
     Diags.report(Train.At, diag::ScheduleInternal,
                  scheduleName(PI.Schedule).str(), Microbatches,
                  int64_t(Part.Stages));
     return {};
   }
-  double SyncEnd = commStreamEnd(Run, CT, Part.Stages, Microbatches,
-                                 Train.SyncAfterBackward);
+  double SyncEnd = Comm.end(Run);
   slowestStage(CT.Times, Run, PI, S);
-  PI.Slices = std::move(Run.Slices);
+  PI.Times = std::move(CT.Times);
   S.Stages = Part.Stages;
   S.Pipeline = std::move(PI);
   // What the step needs of the makespan and the syncs: a piece of

@@ -18,6 +18,7 @@
 #define SHARDC_PASSES_SCHEDULE_H
 
 #include "ir/Training.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -87,8 +88,16 @@ struct PipelineRun {
 /// arrived (a forward after the previous virtual stage's forward of the
 /// microbatch, a backward after the next one's backward). Linear in stages
 /// x chunks x microbatches.
+/// Run.Slices holds every slice, in the order they were scheduled (each
+/// stage's in its order).
 PipelineRun simulatePipeline(PipelineSchedule S, int64_t M,
                              const PipelineTimes &T);
+/// The same, calling \p Visit on each slice as it is scheduled instead of
+/// keeping them (Run.Slices stays empty): what a step needs of a schedule
+/// of 10^5 slices without holding them.
+PipelineRun
+simulatePipeline(PipelineSchedule S, int64_t M, const PipelineTimes &T,
+                 llvm::function_ref<void(const PipelineSlice &)> Visit);
 
 } // namespace shardc
 

@@ -132,6 +132,12 @@ class Builder {
 public:
   Builder(const MeshCompile &C, int64_t EventLimit) : C(C), M(*C.lowered()) {
     T.EventLimit = EventLimit;
+    // The step keeps the schedule's inputs, not its slices: simulated
+    // again here, the same slices the step's times came from.
+    if (const auto &S = C.Tables.Step; S && S->Pipeline)
+      PipeSlices = simulatePipeline(S->Pipeline->Schedule, S->Microbatches,
+                                    S->Pipeline->Times)
+                       .Slices;
   }
   Timeline build();
 
@@ -157,6 +163,7 @@ private:
 
   const MeshCompile &C;
   const Module &M;
+  std::vector<PipelineSlice> PipeSlices; ///< with a pipeline
   Timeline T;
   std::vector<double> CommFree; ///< per stage
 };
@@ -267,7 +274,7 @@ int64_t Builder::fullEvents(const StepSummary &S, const std::vector<Runs> &Fwd,
                             const std::vector<Runs> &Bwd) const {
   int64_t N = 0;
   if (S.Pipeline) {
-    for (const PipelineSlice &Sl : S.Pipeline->Slices) {
+    for (const PipelineSlice &Sl : PipeSlices) {
       int64_t Vq = int64_t(Sl.Chunk) * T.Stages + Sl.Stage;
       N = satAdd(N, satAdd(2, eventsOf(Sl.Backward ? Bwd[Vq] : Fwd[Vq])));
     }
@@ -289,7 +296,7 @@ std::vector<Drawn> Builder::slices(const StepSummary &S, const Runs &Fwd0,
   std::vector<Drawn> Out;
   int64_t N = S.Microbatches;
   if (S.Pipeline) {
-    for (const PipelineSlice &Sl : S.Pipeline->Slices)
+    for (const PipelineSlice &Sl : PipeSlices)
       if (!T.Aggregated || Sl.Microbatch == 0 || Sl.Microbatch == N - 1)
         Out.push_back({Sl, 1});
     return Out;
@@ -325,7 +332,7 @@ void Builder::spans(const StepSummary &S) {
   if (!T.Aggregated || !S.Pipeline || N <= 2)
     return;
   std::vector<double> From(T.Stages, INFINITY), To(T.Stages, 0);
-  for (const PipelineSlice &Sl : S.Pipeline->Slices)
+  for (const PipelineSlice &Sl : PipeSlices)
     if (Sl.Microbatch > 0 && Sl.Microbatch < N - 1) {
       From[Sl.Stage] = std::min(From[Sl.Stage], Sl.Start);
       To[Sl.Stage] = std::max(To[Sl.Stage], Sl.End);
