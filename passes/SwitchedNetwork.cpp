@@ -334,19 +334,27 @@ PlacementCoefficients SwitchedNetwork::sendCoefficients(unsigned Axis) const {
   int64_t Child = 1;
   for (unsigned L = 0; L < Cluster.Levels.size() && Child < P; ++L) {
     int64_t Parent = Child * Cluster.Levels[L].Size;
-    // Per child unit, the chips sending out of it.
+    // Per child unit, the chips sending out of it. Chip C's stage is
+    // (C / Stride) % Size, its unit C / Child, its place in its unit and
+    // its parent C % Child and C % Parent: counted, not divided (this runs
+    // for every candidate of a layout search).
     std::vector<int64_t> Senders(size_t((P + Child - 1) / Child), 0);
-    int64_t Most = 0;
+    int64_t Most = 0, Unit = 0, InUnit = 0, InParent = 0, InStride = 0,
+            Stage = 0;
     for (int64_t C = 0; C < P; ++C) {
-      if ((C / Stride) % Size == Size - 1)
-        continue; // the last stage sends nothing forward
-      int64_t Partner = C + Stride;
-      bool Out = C / Child != Partner / Child;
+      // The last stage sends nothing forward; the partner is Stride on.
+      bool Out = Stage != Size - 1 && InUnit + Stride >= Child;
       // The node's links carry only the partners inside the node.
       if (L == 0)
-        Out = Out && C / Parent == Partner / Parent;
+        Out = Out && InParent + Stride < Parent;
       if (Out)
-        Most = std::max(Most, ++Senders[size_t(C / Child)]);
+        Most = std::max(Most, ++Senders[size_t(Unit)]);
+      if (++InUnit == Child)
+        InUnit = 0, ++Unit;
+      if (++InParent == Parent)
+        InParent = 0;
+      if (++InStride == Stride && (InStride = 0, ++Stage == Size))
+        Stage = 0;
     }
     if (Most > 0)
       Coeffs.push_back({L, 2, double(Most), 1});
