@@ -264,6 +264,15 @@ struct Analyses {
   std::optional<StagePartition> Partition;
   std::optional<StepSummary> Step;
   std::optional<MemorySummary> Memory;
+
+  /// The time and MFU a report heads with (a search row, a summary line):
+  /// a training step's, or a forward program's totals'; 0 before costing.
+  double headlineTime() const {
+    return Step ? Step->TStep : Totals ? Totals->Time : 0;
+  }
+  double headlineMfu() const {
+    return Step ? Step->Mfu : Totals ? Totals->Mfu : 0;
+  }
 };
 
 } // namespace shardc

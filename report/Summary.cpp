@@ -16,15 +16,8 @@ SummaryRow shardc::summaryRow(const MeshCompile &C, bool Failed) {
     Axes.push_back(fmt::format("{}: {}", A.Name, A.Size));
   R.Mesh = fmt::format("[{}]", llvm::join(Axes, ", "));
   R.Chips = M.numChips();
-  // A training step's time and MFU; a forward program's are its totals',
-  // as its report prints them.
-  if (const auto &S = C.Tables.Step) {
-    R.StepTime = S->TStep;
-    R.Mfu = S->Mfu;
-  } else if (const auto &T = C.Tables.Totals) {
-    R.StepTime = T->Time;
-    R.Mfu = T->Mfu;
-  }
+  R.StepTime = C.Tables.headlineTime();
+  R.Mfu = C.Tables.headlineMfu();
   if (const auto &Mem = C.Tables.Memory) {
     R.Memory = Mem->Total;
     R.Hbm = Mem->Capacity;

@@ -184,13 +184,8 @@ CandidateResult resultOf(const MeshCompile &C, const Candidate &At,
   CandidateResult R;
   R.At = At;
   R.Chips = C.mesh().numChips();
-  if (const auto &S = C.Tables.Step) {
-    R.StepTime = S->TStep;
-    R.Mfu = S->Mfu;
-  } else if (const auto &T = C.Tables.Totals) {
-    R.StepTime = T->Time;
-    R.Mfu = T->Mfu;
-  }
+  R.StepTime = C.Tables.headlineTime();
+  R.Mfu = C.Tables.headlineMfu();
   if (const auto &M = C.Tables.Memory) {
     R.Memory = M->Total;
     unsigned Largest = 0;
@@ -497,13 +492,15 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
   // here, on this thread: the frontend is not shared between threads).
   std::vector<Candidate> Layouts;
   std::map<std::vector<unsigned>, const Module *> Modules;
-  for (auto &Sizes : sizeTuples(axisDomains(*Written, Spec), Spec))
+  for (auto &Sizes : sizeTuples(axisDomains(*Written, Spec), Spec)) {
+    uint64_t Knobs = knobPlan(*Written, Spec, Sizes).count();
     for (auto &Order : ordersOf(Sizes, Spec.FreeOrder)) {
       if (!Modules.count(Order))
         Modules[Order] = Checked(Order);
       Layouts.push_back(Candidate{Sizes, Order, {}, 0});
+      Res.SpaceCandidates += Knobs; // spaceSize's count, as enumerated
     }
-  Res.SpaceCandidates = spaceSize(*Written, Spec);
+  }
   // Line tables built now, so the threads' diagnostics only read them.
   for (unsigned B = 1; B <= SM.getNumBuffers(); ++B)
     SM.FindLocForLineAndColumn(B, 1, 1);

@@ -158,9 +158,8 @@ static std::vector<int64_t> sortedValues(SearchKnob K,
   return Values;
 }
 
-/// A searched knob's values before the layout narrows them.
-static std::vector<int64_t> written(const SearchSpec &Spec,
-                                    const SearchedKnob &S) {
+std::vector<int64_t> shardc::knobDomain(const SearchSpec &Spec,
+                                        const SearchedKnob &S) {
   if (S.Values)
     return sortedValues(S.Knob, *S.Values);
   switch (S.Knob) {
@@ -195,7 +194,7 @@ KnobPlan shardc::knobPlan(const Module &Checked, const SearchSpec &Spec,
   for (const SearchedKnob &S : Spec.Knobs) {
     if (S.Knob == SearchKnob::Schedule || S.Knob == SearchKnob::Chunks)
       continue;
-    P.Simple.push_back({S.Knob, written(Spec, S)});
+    P.Simple.push_back({S.Knob, knobDomain(Spec, S)});
   }
   // Schedule and chunks, as pairs: without a pipeline of two stages or more
   // both collapse to 1f1b, 1; chunks vary under `interleaved` only.
@@ -212,7 +211,7 @@ KnobPlan shardc::knobPlan(const Module &Checked, const SearchSpec &Spec,
     return P;
   }
   std::vector<int64_t> Scheds =
-      Sched ? written(Spec, *Sched) : std::vector<int64_t>{int64_t(Fixed)};
+      Sched ? knobDomain(Spec, *Sched) : std::vector<int64_t>{int64_t(Fixed)};
   std::vector<int64_t> Vs;
   if (Chunks && Chunks->Values) {
     Vs = sortedValues(SearchKnob::Chunks, *Chunks->Values);

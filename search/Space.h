@@ -47,6 +47,9 @@ struct KnobPlan {
   /// Calls \p F with \p C's knobs set to each combination, canonical order.
   void forEach(const std::function<void(Candidate &)> &F, Candidate &C) const;
 };
+/// A searched knob's values before a layout narrows them, canonical order
+/// (chunks: none, each layout has its own).
+std::vector<int64_t> knobDomain(const SearchSpec &Spec, const SearchedKnob &S);
 /// One layout's knob domains; \p Checked has the mesh as written, whose
 /// axis order \p Sizes follows.
 KnobPlan knobPlan(const Module &Checked, const SearchSpec &Spec,

@@ -133,28 +133,10 @@ std::string largestDomains(const Module &Checked, const SearchSpec &Spec) {
       N *= I;
     D.push_back({N, fmt::format("order ({} permutations)", N)});
   }
-  for (const SearchedKnob &K : Spec.Knobs) {
-    size_t N = K.Values ? K.Values->size() : 0;
-    if (!K.Values)
-      switch (K.Knob) {
-      case SearchKnob::Zero:
-        N = 4;
-        break;
-      case SearchKnob::Recompute:
-      case SearchKnob::Schedule:
-        N = 3;
-        break;
-      case SearchKnob::Microbatches:
-      case SearchKnob::MicrobatchSize:
-        N = Spec.PerStep ? divisorsOf(Spec.PerStep->Global).size() : 1;
-        break;
-      case SearchKnob::Chunks:
-        break; // per layout
-      }
-    if (N)
+  for (const SearchedKnob &K : Spec.Knobs)
+    if (size_t N = knobDomain(Spec, K).size())
       D.push_back(
           {N, fmt::format("{} ({} values)", knobName(K.Knob).str(), N)});
-  }
   std::stable_sort(D.begin(), D.end(), [](const auto &A, const auto &B) {
     return A.first > B.first;
   });
@@ -296,11 +278,9 @@ int shardc::searchAndEmit(unsigned Id, Program &P, DiagnosticEngine &Diags,
       if (Done)
         llvm::errs() << "\n";
     };
-  uint64_t Space = R.SpaceCandidates;
   R = runSearch(
       Spec, [&](llvm::ArrayRef<unsigned> Order) { return Checked.get(Order); },
       SM, Opts);
-  R.SpaceCandidates = Space;
   if (R.Stats.Stopped)
     Diags.report(Spec.At, diag::SearchStopped,
                  fmt::format("{:g}", *Spec.TimeLimit), R.Decided,
