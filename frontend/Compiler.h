@@ -51,6 +51,15 @@ struct Program {
   /// The stdlib folder the imports were searched in, read again only to say
   /// which import an undefined name is missing.
   std::string StdlibDir;
+  /// The `-D` values as edits of the main file's text (the range they
+  /// replace, empty to insert, and what they write), in command-line
+  /// order: what a file printed from this program (--emit=best) applies,
+  /// so it holds them.
+  struct TextEdit {
+    llvm::SMRange Range;
+    std::string Text;
+  };
+  std::vector<TextEdit> OverrideEdits;
 };
 
 /// Parses buffer \p MainBuffer and, recursively, its imports. Returns false

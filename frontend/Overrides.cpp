@@ -22,6 +22,7 @@
 #include "frontend/Properties.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SourceMgr.h"
+#include <map>
 
 using namespace shardc;
 
@@ -71,6 +72,57 @@ private:
   MeshDecl *programMesh(llvm::SMRange At);
   void setAxes(MeshDecl &M, const std::vector<Token> &Toks, size_t I,
                llvm::SMRange At);
+
+  /// Records that \p Text replaces \p R of the main file: an earlier edit
+  /// of the same range is dropped (the later -D wins), an insertion at the
+  /// same place extended.
+  void edit(llvm::SMRange R, std::string Text) {
+    for (Program::TextEdit &E : P.OverrideEdits)
+      if (E.Range.Start == R.Start) {
+        if (R.Start == R.End && E.Range.Start == E.Range.End)
+          E.Text += Text;
+        else
+          E = {R, std::move(Text)};
+        return;
+      }
+    P.OverrideEdits.push_back({R, std::move(Text)});
+  }
+  /// Sets \p Prop, a property of the main file or one a -D added: in the
+  /// printed file, the property replaced, or the added one's setting.
+  void editProperty(const Property &Prop, const std::string &Name) {
+    if (inMain(Prop.Range.Start))
+      return edit(Prop.Range, Setting);
+    add(Name, /*Train=*/false, /*Replace=*/true);
+  }
+  /// Records a property a -D adds to the train (or the config) block, or
+  /// with \p Replace the new value of one it added.
+  void add(const std::string &Name, bool Train, bool Replace = false) {
+    for (auto *List : {&AddedTrain, &AddedConfig})
+      for (auto &[N, Text] : *List)
+        if (Replace && N == Name) {
+          Text = Setting;
+          return;
+        }
+    (Train ? AddedTrain : AddedConfig).push_back({Name, Setting});
+  }
+  bool inMain(llvm::SMLoc L) const {
+    const llvm::MemoryBuffer *Main =
+        Diags.sourceMgr().getMemoryBuffer(P.Files.back()->BufferId);
+    const char *At = L.getPointer();
+    return At && At >= Main->getBufferStart() && At <= Main->getBufferEnd();
+  }
+
+public:
+  /// The properties -D added, as edits: before the train block's closing
+  /// brace; before the config block's, or in a config block added at the
+  /// end of the file.
+  void finish();
+
+private:
+  std::vector<std::pair<std::string, std::string>> AddedTrain, AddedConfig;
+  std::map<const Binding *, llvm::SMRange> ValueRange;
+  /// The property `NAME = VALUE;` as the -D being applied writes it.
+  std::string Setting;
 
   DiagnosticEngine &Diags;
   Program &P;
@@ -164,11 +216,13 @@ void Applier::setConfig(const std::string &Name, llvm::SMRange NameAt,
   }
   for (Property &Prop : C->Props)
     if (Prop.Name.Name == Name) {
+      editProperty(Prop, Name);
       Prop.Value = std::move(V);
       Prop.Form = PropForm::Assign;
       Prop.Set.reset();
       return;
     }
+  add(Name, /*Train=*/false);
   Property &Prop = C->Props.emplace_back();
   Prop.Name = Ident{Name, NameAt};
   Prop.Value = std::move(V);
@@ -193,6 +247,8 @@ void Applier::define(size_t Begin, size_t End) {
                  diag::OverrideBadValue, text(ValueBegin, End));
     return;
   }
+  std::string Written = llvm::StringRef(text(ValueBegin, End)).trim().str();
+  Setting = N + " = " + Written + ";";
   std::vector<std::string> Names;
   std::optional<Target> Found = findDimOrLet(N, Names);
   // Without a train block a name can only be the dim or let it names.
@@ -238,6 +294,10 @@ void Applier::define(size_t Begin, size_t End) {
     Diags.report(V->Range, diag::OverrideDimNotWhole, N, text(ValueBegin, End));
     return;
   }
+  // The value's range in the file (a second -D finds the first's value).
+  if (Found->B->Value)
+    edit(ValueRange.try_emplace(Found->B, Found->B->Value->Range).first->second,
+         Written);
   Found->B->Value = std::move(V);
 }
 
@@ -254,11 +314,13 @@ void Applier::setKnob(TrainDecl &Train, const std::string &Name,
       });
   for (Property &Prop : Train.Props)
     if (Prop.Name.Name == Name) {
+      editProperty(Prop, Name);
       Prop.Value = std::move(V);
       Prop.Form = PropForm::Assign;
       Prop.Set.reset();
       return;
     }
+  add(Name, /*Train=*/true);
   Property &Prop = Train.Props.emplace_back();
   Prop.Name = Ident{Name, NameAt};
   Prop.Value = std::move(V);
@@ -378,6 +440,31 @@ void Applier::setAxes(MeshDecl &M, const std::vector<Token> &Toks, size_t I,
 
 } // namespace
 
+void Applier::finish() {
+  auto Join = [](const std::vector<std::pair<std::string, std::string>> &L) {
+    std::string Out;
+    for (const auto &[N, Text] : L)
+      Out += Text + " ";
+    return Out;
+  };
+  auto Before = [&](llvm::SMRange Block, const std::string &Text) {
+    llvm::SMLoc Brace = llvm::SMLoc::getFromPointer(Block.End.getPointer() - 1);
+    edit({Brace, Brace}, Text);
+  };
+  if (TrainDecl *T = mainTrain(); T && !AddedTrain.empty())
+    Before(T->Range, Join(AddedTrain));
+  if (AddedConfig.empty())
+    return;
+  ConfigDecl *C = mainConfig();
+  if (C && inMain(C->Range.End))
+    return Before(C->Range, Join(AddedConfig));
+  const llvm::MemoryBuffer *Main =
+      Diags.sourceMgr().getMemoryBuffer(P.Files.back()->BufferId);
+  llvm::SMLoc End = llvm::SMLoc::getFromPointer(Main->getBufferEnd());
+  std::string Text = Join(AddedConfig);
+  edit({End, End}, "\nconfig { " + Text.substr(0, Text.size() - 1) + " }\n");
+}
+
 bool shardc::applyOverrides(const Overrides &O, DiagnosticEngine &Diags,
                             Program &P) {
   if (O.empty() || P.Files.empty())
@@ -415,5 +502,6 @@ bool shardc::applyOverrides(const Overrides &O, DiagnosticEngine &Diags,
     A.define(Begin, End);
   if (O.Mesh)
     A.mesh(Mesh.first, Mesh.second);
+  A.finish();
   return Diags.errorCount() == Before;
 }

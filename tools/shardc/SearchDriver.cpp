@@ -148,10 +148,12 @@ std::string largestDomains(const Module &Checked, const SearchSpec &Spec) {
 
 /// The main file with the row's layout written in: the mesh's axes in its
 /// order and sizes, each searched knob as `NAME = VALUE;` in `train`, the
-/// `search` block removed; all else byte for byte.
+/// `search` block removed, the -D values written where they belong
+/// (\p Overrides); all else byte for byte.
 std::string rowFile(llvm::StringRef Text, const char *Base,
                     const MeshDecl &Mesh, const SearchSpec &Spec,
-                    const std::vector<std::string> &Axes, const Candidate &C) {
+                    const std::vector<std::string> &Axes, const Candidate &C,
+                    llvm::ArrayRef<Program::TextEdit> Overrides) {
   struct Edit {
     size_t From, To;
     std::string With;
@@ -170,6 +172,8 @@ std::string rowFile(llvm::StringRef Text, const char *Base,
     std::string Ax = meshText(Axes, C);
     Edits.push_back({In->first, In->second, Ax.substr(1, Ax.size() - 2)});
   }
+  for (const Program::TextEdit &E : Overrides)
+    Edits.push_back({Off(E.Range.Start), Off(E.Range.End), E.Text});
   std::string Extra;
   for (unsigned K = 0; K != NumSearchKnobs; ++K) {
     if (!(C.KnobMask >> K & 1))
@@ -202,8 +206,9 @@ std::string rowFile(llvm::StringRef Text, const char *Base,
   llvm::erase_if(Edits, [&](const Edit &E) {
     return E.From > E.To || E.To > Text.size();
   });
-  std::sort(Edits.begin(), Edits.end(),
-            [](const Edit &A, const Edit &B) { return A.From > B.From; });
+  std::stable_sort(
+      Edits.begin(), Edits.end(),
+      [](const Edit &A, const Edit &B) { return A.From > B.From; });
   std::string Out = Text.str();
   for (const Edit &E : Edits)
     Out.replace(E.From, E.To - E.From, E.With);
@@ -316,8 +321,8 @@ int shardc::searchAndEmit(unsigned Id, Program &P, DiagnosticEngine &Diags,
                     << ": declare the mesh in the main file\n";
       return ExitInputErrors;
     }
-    OS << rowFile(B->getBuffer(), B->getBufferStart(), *Mesh, Spec, X.Axes,
-                  Row);
+    OS << rowFile(B->getBuffer(), B->getBufferStart(), *Mesh, Spec, X.Axes, Row,
+                  P.OverrideEdits);
     return ExitSuccess;
   }
   bool Table =
