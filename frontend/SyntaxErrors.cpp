@@ -186,6 +186,14 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer *R, antlr4::Token *Bad,
 
 void SyntaxErrorListener::report(antlr4::Recognizer *R, antlr4::Token *Bad,
                                  const std::string &Msg, std::exception_ptr E) {
+  // `?` is a searched value: say where one may stand, not which tokens
+  // could start an expression.
+  if (Text.text(Bad) == "?") {
+    Diags.report(Text.range(Bad), diag::SyntaxError,
+                 "unexpected '?': a searched value ('?') stands only for a "
+                 "mesh axis's size or a setting in 'train' or 'search'");
+    return;
+  }
   auto [Ctx, Start] = failedConstruct(R, E);
   // A construct that starts with a word and fails at the very next token:
   // `tensr x`, `improt "a.shard"`, `confg {`. The word is the mistake.
