@@ -11,9 +11,13 @@
 using namespace shardc;
 
 MeshCompile::MeshCompile(const Module &Checked, MeshSpec M, DimSizeMap D,
-                         std::optional<TrainConfig> Train)
+                         std::optional<TrainConfig> Train,
+                         std::shared_ptr<PlacementCache> Placements)
     : Checked(Checked), Mesh(std::move(M)), Dims(std::move(D)),
-      Config(Checked.config()), Cache(Mesh) {
+      Config(Checked.config()),
+      Cache(Placements && Placements->isFor(Mesh)
+                ? std::move(Placements)
+                : std::make_shared<PlacementCache>(Mesh)) {
   if (Train)
     Config.Train = std::move(Train);
 }
@@ -128,7 +132,8 @@ shardc::compile(const Module &Checked, const Layout &L,
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "the layout sets train settings; the program has no train block");
-  auto C = std::make_unique<MeshCompile>(Checked, L.Mesh, L.Dims, L.Train);
+  auto C = std::make_unique<MeshCompile>(Checked, L.Mesh, L.Dims, L.Train,
+                                         L.Placements);
   if (llvm::Error E = runPipeline(*C, Diags, {}, llvm::nulls()))
     return E;
   return C;
@@ -137,5 +142,6 @@ shardc::compile(const Module &Checked, const Layout &L,
 llvm::Expected<std::unique_ptr<MeshCompile>>
 shardc::compileForMesh(const Module &Checked, const MeshSpec &Mesh,
                        DiagnosticEngine &Diags) {
-  return compile(Checked, Layout{Mesh, DimSizeMap(), std::nullopt}, Diags);
+  return compile(Checked, Layout{Mesh, DimSizeMap(), std::nullopt, nullptr},
+                 Diags);
 }

@@ -41,6 +41,10 @@ struct Layout {
   /// Replaces the checked module's `train { }` settings; only for a module
   /// that has them (compile() refuses it otherwise).
   std::optional<TrainConfig> Train;
+  /// Coefficients already computed for this mesh, to share (a layout
+  /// search's candidates of one layout do): used only when it is this
+  /// mesh's (PlacementCache::isFor), otherwise the compile makes its own.
+  std::shared_ptr<PlacementCache> Placements;
 };
 
 /// One checked module on one layout: the lowered module and every table.
@@ -48,7 +52,8 @@ class MeshCompile {
 public:
   MeshCompile(const Module &Checked, MeshSpec Mesh,
               DimSizeMap Dims = DimSizeMap(),
-              std::optional<TrainConfig> Train = std::nullopt);
+              std::optional<TrainConfig> Train = std::nullopt,
+              std::shared_ptr<PlacementCache> Placements = nullptr);
   MeshCompile(const MeshCompile &) = delete;
   MeshCompile &operator=(const MeshCompile &) = delete;
 
@@ -72,7 +77,8 @@ public:
   const Module *lowered() const { return Lowered.get(); }
   Module *lowered() { return Lowered.get(); }
   void setLowered(std::unique_ptr<Module> M) { Lowered = std::move(M); }
-  PlacementCache &placements() { return Cache; }
+  /// A cache: filling it changes no result, so a const compile may too.
+  PlacementCache &placements() const { return *Cache; }
 
   Analyses Tables;
 
@@ -84,7 +90,8 @@ private:
   std::unique_ptr<Module> Bound;
   std::unique_ptr<Module> Training;
   std::unique_ptr<Module> Lowered;
-  PlacementCache Cache; ///< coefficients of Mesh, per (kind, axis set)
+  /// Coefficients of Mesh, per (kind, axis set): its own, or the layout's.
+  std::shared_ptr<PlacementCache> Cache;
 };
 
 class Pass {

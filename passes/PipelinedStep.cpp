@@ -88,7 +88,7 @@ double sendTime(const StepBuilder &B, llvm::ArrayRef<const Value *> Values,
                 unsigned Stages, StepSummary::PipelineInfo &PI,
                 double &Contention) {
   const MeshSpec &Mesh = B.C.mesh();
-  std::unique_ptr<Network> Net = createNetwork(Mesh);
+  PlacementCache &Net = B.C.placements();
   AxisSet AllAxes;
   for (AxisId A = 0; A < Mesh.Axes.size(); ++A)
     AllAxes.insert(A);
@@ -115,12 +115,11 @@ double sendTime(const StepBuilder &B, llvm::ArrayRef<const Value *> Values,
     llvm::SmallVector<unsigned, 4> Axes;
     for (AxisId A : Split.list())
       Axes.push_back(A);
-    CollectivePlacement G =
-        Net->placeCollective(CollectiveKind::AllGather, Axes, Local);
+    CollectivePlacement G = Net.place(CollectiveKind::AllGather, Axes, Local);
     Gathers += G.Time;
     Contention += contention(Mesh, G);
   }
-  CollectivePlacement Send = Net->placeSend(PI.Axis, Bytes);
+  CollectivePlacement Send = Net.placeSend(PI.Axis, Bytes);
   Contention += contention(Mesh, Send);
   return Send.Time + Gathers;
 }

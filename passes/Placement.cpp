@@ -21,8 +21,25 @@ uint64_t shardc::axisMask(const MeshSpec &Mesh, llvm::ArrayRef<unsigned> Axes) {
   return Mask;
 }
 
-PlacementCache::PlacementCache(const MeshSpec &Mesh)
-    : Net(createNetwork(Mesh)) {}
+PlacementCache::PlacementCache(const MeshSpec &M)
+    : Mesh(M), Net(createNetwork(Mesh)) {}
+
+bool PlacementCache::isFor(const MeshSpec &Other) const {
+  if (Other.Cluster != Mesh.Cluster || Other.Axes.size() != Mesh.Axes.size())
+    return false;
+  for (size_t I = 0; I != Mesh.Axes.size(); ++I)
+    if (Other.Axes[I].Name != Mesh.Axes[I].Name ||
+        Other.Axes[I].Size != Mesh.Axes[I].Size)
+      return false;
+  return true;
+}
+
+CollectivePlacement PlacementCache::placeSend(unsigned Axis, double Bytes) {
+  auto It = Sends.find(Axis);
+  if (It == Sends.end())
+    It = Sends.try_emplace(Axis, Net->sendCoefficients(Axis)).first;
+  return Net->price(It->second, Bytes);
+}
 
 PlacementCoefficients
 PlacementCache::coefficients(CollectiveKind Kind,

@@ -17,13 +17,25 @@
 
 namespace shardc {
 
-/// Caches coefficients per (traffic, axis set) of one mesh. The mesh and its
-/// cluster must outlive the cache and stay unchanged.
+/// Caches coefficients per (traffic, axis set) of one mesh, and each
+/// axis's pipeline send. It holds its own copy of the mesh (the cluster is
+/// shared and never changes), so compiles on the same mesh may share one: a
+/// layout search's candidates of one layout do (Layout::Placements). The
+/// coefficients are functions of the mesh alone, so a shared cache prices
+/// as a fresh one.
 class PlacementCache {
 public:
   explicit PlacementCache(const MeshSpec &Mesh);
+  PlacementCache(const PlacementCache &) = delete;
+  PlacementCache &operator=(const PlacementCache &) = delete;
 
   const Network &network() const { return *Net; }
+  /// Whether \p Other is this cache's mesh: the same cluster, and the same
+  /// axes in the same order with the same sizes.
+  bool isFor(const MeshSpec &Other) const;
+
+  /// The placement of a pipeline send over \p Axis of \p Bytes.
+  CollectivePlacement placeSend(unsigned Axis, double Bytes);
 
   /// The placement of a collective over \p Axes on \p GroupBytes per group.
   CollectivePlacement place(CollectiveKind Kind, llvm::ArrayRef<unsigned> Axes,
@@ -38,9 +50,11 @@ public:
                                      llvm::ArrayRef<unsigned> Axes);
 
 private:
+  MeshSpec Mesh; ///< the network's: declared before it
   std::unique_ptr<Network> Net;
   /// Keyed by (trafficKey, bit mask of the axis set).
   llvm::DenseMap<std::pair<unsigned, uint64_t>, PlacementCoefficients> Cache;
+  llvm::DenseMap<unsigned, PlacementCoefficients> Sends; ///< by axis
 };
 
 /// Computes the placement of a collective over mesh axes \p Axes (indices into

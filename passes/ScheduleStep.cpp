@@ -197,7 +197,7 @@ void StepBuilder::tiedSync(const StagePartition &Part) {
   if (S.TiedParams.empty())
     return;
   S.TTiedSync =
-      createNetwork(Mesh)->placeSend(S.Pipeline->Axis, S.TiedSyncBytes).Time;
+      C.placements().placeSend(S.Pipeline->Axis, S.TiedSyncBytes).Time;
   S.TSync += S.TTiedSync;
 }
 

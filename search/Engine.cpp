@@ -264,7 +264,9 @@ public:
   }
 
 private:
-  void decideCandidate(const Module &M, const Candidate &C, LayoutOutcome &Out);
+  void decideCandidate(const Module &M, const Candidate &C,
+                       std::shared_ptr<PlacementCache> Placements,
+                       LayoutOutcome &Out);
   std::optional<std::string> batchDoesNotSplit(const Candidate &C) const;
   NearestMiss miss(const Candidate &C, std::string Message) const {
     NearestMiss N;
@@ -284,6 +286,8 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
   Candidate Neutral = L;
   Neutral.KnobMask = 0;
   Layout NL = neutralLayout(M, Written, Spec, Neutral);
+  // Every compile of the layout is on one mesh: they share its placements.
+  NL.Placements = std::make_shared<PlacementCache>(NL.Mesh);
   auto T0 = std::chrono::steady_clock::now();
   Outcome O = compileOne(M, NL, SM);
   Out.LayoutTime += seconds(T0);
@@ -312,7 +316,7 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
         // decided), within a layout too: the rest stay undecided.
         if (Stop)
           return;
-        decideCandidate(M, K, Out);
+        decideCandidate(M, K, NL.Placements, Out);
         ++Compiled;
         Stopped();
       },
@@ -348,6 +352,7 @@ std::optional<std::string> Engine::batchDoesNotSplit(const Candidate &C) const {
 }
 
 void Engine::decideCandidate(const Module &M, const Candidate &C,
+                             std::shared_ptr<PlacementCache> Placements,
                              LayoutOutcome &Out) {
   Out.Started = true;
   ++Out.Candidates;
@@ -359,7 +364,9 @@ void Engine::decideCandidate(const Module &M, const Candidate &C,
   };
   if (std::optional<std::string> Why = batchDoesNotSplit(C))
     return Reject("NotDivisible", miss(C, *Why), std::nullopt);
-  Outcome O = compileOne(M, candidateLayout(M, Written, Spec, C), SM);
+  Layout L = candidateLayout(M, Written, Spec, C);
+  L.Placements = std::move(Placements);
+  Outcome O = compileOne(M, L, SM);
   ++Out.Recosts;
   if (O.failed()) {
     NearestMiss N = miss(C, messageOf(O));

@@ -83,7 +83,7 @@ static int64_t microbatchesOf(const Module &Checked, const Candidate &C) {
 Layout shardc::candidateLayout(const Module &Checked,
                                llvm::ArrayRef<std::string> Written,
                                const SearchSpec &Spec, const Candidate &C) {
-  Layout L{Checked.mesh(), DimSizeMap(), std::nullopt};
+  Layout L{Checked.mesh(), DimSizeMap(), std::nullopt, nullptr};
   for (MeshAxis &A : L.Mesh.Axes)
     for (unsigned Pos = 0; Pos != Written.size(); ++Pos)
       if (Written[Pos] == A.Name)

@@ -288,9 +288,9 @@ repeat 12 over P {
   std::vector<std::string> Messages;
   Engine.setHandler(
       [&](const Diagnostic &D) { Messages.push_back(D.Message); });
-  auto Re = shardc::compile(*Original->P.IR,
-                            Layout{Original->P.IR->mesh(), DimSizeMap(), Knobs},
-                            Engine);
+  auto Re = shardc::compile(
+      *Original->P.IR,
+      Layout{Original->P.IR->mesh(), DimSizeMap(), Knobs, nullptr}, Engine);
   ASSERT_TRUE(bool(Re)) << llvm::toString(Re.takeError());
   EXPECT_TRUE(Messages.empty()) << llvm::join(Messages, "\n");
   std::string T1, T2;
@@ -473,7 +473,7 @@ TEST(RecostEquivalence, ALayoutsDimsAreTheFileWithThoseSizes) {
     Edited.replace(At, strlen(Case.Written), Case.Rebound);
     auto Fresh = compile(Edited);
     DiagnosticEngine Engine(Original->SM);
-    Layout L{Original->P.IR->mesh(), DimSizeMap(), std::nullopt};
+    Layout L{Original->P.IR->mesh(), DimSizeMap(), std::nullopt, nullptr};
     L.Dims[dimNamed(*Original, Case.Dim)] = Case.Size;
     auto Re = shardc::compile(*Original->P.IR, L, Engine);
     ASSERT_TRUE(bool(Re)) << Case.File << llvm::toString(Re.takeError());
@@ -508,7 +508,7 @@ void expectRebindIsEdit(const std::string &Source, const char *Dim,
   DiagnosticEngine Engine(Original->SM);
   Engine.setHandler(
       [&](const Diagnostic &D) { Messages.push_back(D.Message); });
-  Layout L{Original->P.IR->mesh(), DimSizeMap(), std::nullopt};
+  Layout L{Original->P.IR->mesh(), DimSizeMap(), std::nullopt, nullptr};
   L.Dims[dimNamed(*Original, Dim)] = Size;
   auto Re = shardc::compile(*Original->P.IR, L, Engine);
   if (!Fresh->Compiled) {
@@ -569,7 +569,7 @@ TEST(RecostEquivalence, ADimAnExpressionReadsIsNotRebound) {
                           "y[B_X, F] = x * w;\n");
   ASSERT_TRUE(Original->Compiled) << llvm::join(Original->Diagnostics, "\n");
   DiagnosticEngine Engine(Original->SM);
-  Layout L{Original->P.IR->mesh(), DimSizeMap(), std::nullopt};
+  Layout L{Original->P.IR->mesh(), DimSizeMap(), std::nullopt, nullptr};
   L.Dims[dimNamed(*Original, "E")] = 256;
   auto Re = shardc::compile(*Original->P.IR, L, Engine);
   ASSERT_FALSE(bool(Re));
@@ -581,6 +581,35 @@ TEST(RecostEquivalence, ADimAnExpressionReadsIsNotRebound) {
   auto Ok = shardc::compile(*Original->P.IR, L, Engine);
   ASSERT_TRUE(bool(Ok)) << llvm::toString(Ok.takeError());
   EXPECT_FALSE(Engine.hasErrors());
+}
+
+} // namespace
+
+namespace {
+
+/// A layout's shared placements (a layout search's candidates share them)
+/// are used only on their own mesh: one made for another mesh is ignored,
+/// and a compile with either prints a fresh compile's reports.
+TEST(RecostEquivalence, SharedPlacementsAreUsedOnlyOnTheirMesh) {
+  auto Original = compile(readExample("gpt3_175b_train.shard"));
+  ASSERT_TRUE(Original->Compiled);
+  const MeshSpec &Mesh = Original->P.IR->mesh();
+  MeshSpec Other = Mesh;
+  std::swap(Other.Axes.front(), Other.Axes.back());
+  const MeshSpec *Meshes[] = {&Mesh, &Other};
+  for (const MeshSpec *For : Meshes) {
+    auto Shared = std::make_shared<PlacementCache>(*For);
+    DiagnosticEngine Engine(Original->SM);
+    Layout L{Mesh, DimSizeMap(), std::nullopt, Shared};
+    auto Re = shardc::compile(*Original->P.IR, L, Engine);
+    ASSERT_TRUE(bool(Re)) << llvm::toString(Re.takeError());
+    EXPECT_EQ(&(*Re)->placements() == Shared.get(), For == &Mesh);
+    std::string T1, T2;
+    llvm::raw_string_ostream TO1(T1), TO2(T2);
+    printTextReport(**Re, TO1);
+    printTextReport(*Original->Compile, TO2);
+    EXPECT_EQ(T1, T2);
+  }
 }
 
 } // namespace

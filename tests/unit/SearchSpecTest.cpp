@@ -174,7 +174,7 @@ TEST(SearchSpec, ACandidateCompilesAsTheFileWrittenOut) {
   DimId B = 0;
   while (IR.names().Dims[B] != "B")
     ++B;
-  Layout L{Written->P.IR->mesh(), DimSizeMap(), *IR.config().Train};
+  Layout L{Written->P.IR->mesh(), DimSizeMap(), *IR.config().Train, nullptr};
   L.Dims[B] = 512 / 4;
   L.Train->Microbatches = 4;
   DiagnosticEngine Engine(Search->SM);
