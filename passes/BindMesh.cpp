@@ -51,6 +51,8 @@ class BindMesh : public Pass {
 public:
   llvm::StringRef name() const override { return "bind-mesh"; }
   bool run(MeshCompile &C, DiagnosticEngine &Diags) override;
+  /// Step 1's check of every pipelined repeat, alone.
+  bool pipelinesSplit(const MeshCompile &C, DiagnosticEngine &Diags);
 
 private:
   bool pipelineSplits(const RepeatOp &R);
@@ -236,6 +238,20 @@ bool BindMesh::run(MeshCompile &Compile, DiagnosticEngine &D) {
 }
 
 } // namespace
+
+bool BindMesh::pipelinesSplit(const MeshCompile &Compile, DiagnosticEngine &D) {
+  C = &Compile;
+  Diags = &D;
+  bool Split = true;
+  for (const auto &O : Compile.checked().body().ops())
+    if (auto *R = dyn_cast<RepeatOp>(O.get()); R && R->pipelineAxis())
+      Split = pipelineSplits(*R) && Split;
+  return Split;
+}
+
+bool shardc::checkPipelineSplits(const MeshCompile &C, DiagnosticEngine &D) {
+  return BindMesh().pipelinesSplit(C, D);
+}
 
 std::unique_ptr<Pass> shardc::createBindMeshPass() {
   return std::make_unique<BindMesh>();

@@ -139,6 +139,28 @@ shardc::compile(const Module &Checked, const Layout &L,
   return C;
 }
 
+llvm::Error shardc::reschedule(MeshCompile &C, PipelineSchedule S,
+                               int64_t Chunks, DiagnosticEngine &Diags) {
+  if (!C.config().Train || !C.lowered())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "reschedule needs a compiled training step");
+  C.setSchedule(S, Chunks);
+  C.Tables.Partition.reset();
+  C.Tables.Step.reset();
+  C.Tables.Memory.reset();
+  if (!checkPipelineSplits(C, Diags))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the bind-mesh pass reported errors");
+  for (auto *Factory : {createScheduleStepPass, createCheckMemoryPass}) {
+    std::unique_ptr<Pass> P = Factory();
+    if (!P->run(C, Diags))
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "the %s pass reported errors",
+                                     P->name().str().c_str());
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::unique_ptr<MeshCompile>>
 shardc::compileForMesh(const Module &Checked, const MeshSpec &Mesh,
                        DiagnosticEngine &Diags) {

@@ -79,6 +79,11 @@ public:
   void setLowered(std::unique_ptr<Module> M) { Lowered = std::move(M); }
   /// A cache: filling it changes no result, so a const compile may too.
   PlacementCache &placements() const { return *Cache; }
+  /// The schedule and chunks of the train settings: reschedule() only.
+  void setSchedule(PipelineSchedule S, int64_t Chunks) {
+    Config.Train->Schedule = S;
+    Config.Train->Chunks = Chunks;
+  }
 
   Analyses Tables;
 
@@ -133,6 +138,21 @@ llvm::Error runPipeline(MeshCompile &C, DiagnosticEngine &Diags,
 /// it an error; a step over HBM returns the compile with its error.
 llvm::Expected<std::unique_ptr<MeshCompile>>
 compile(const Module &Checked, const Layout &L, DiagnosticEngine &Diags);
+
+/// \p C compiled again with schedule \p S and \p Chunks, every other
+/// setting of its layout kept: what a layout search does for a candidate
+/// that differs from the last only in those. No pass before schedule-step
+/// reads them but bind-mesh's pipeline check, so the modules and tables
+/// up to estimate-costs stand; that check, schedule-step and check-memory
+/// run again. \p C is then compile()'s on the new layout (a test holds it
+/// to that, report for report). An error as compile()'s.
+llvm::Error reschedule(MeshCompile &C, PipelineSchedule S, int64_t Chunks,
+                       DiagnosticEngine &Diags);
+
+/// bind-mesh's pipeline check alone (the stages and chunks split each
+/// pipelined count; interleaving has whole groups of microbatches; the
+/// slices are bounded): false after reporting.
+bool checkPipelineSplits(const MeshCompile &C, DiagnosticEngine &Diags);
 
 /// compile() on \p Mesh, no dim rebound: the re-cost call.
 llvm::Expected<std::unique_ptr<MeshCompile>>

@@ -35,13 +35,19 @@ namespace {
 /// first error.
 struct Outcome {
   std::unique_ptr<MeshCompile> C;
+  /// The compile its numbers are read from: C, or the layout's last compile
+  /// rescheduled in place (Engine::Prefix).
+  MeshCompile *Result = nullptr;
   std::optional<Diagnostic> Error;
   std::vector<Diagnostic> Later; ///< the errors after the first
   std::string Internal;          ///< a compile that failed without a diagnostic
   bool failed() const { return Error || !Internal.empty(); }
 };
 
-Outcome compileOne(const Module &M, const Layout &L, llvm::SourceMgr &SM) {
+/// Compiles \p L, or with \p Prefix (a compile of the same layout but for
+/// its schedule and chunks) reschedules that one in place.
+Outcome compileOne(const Module &M, const Layout &L, llvm::SourceMgr &SM,
+                   MeshCompile *Prefix = nullptr) {
   Outcome O;
   DiagnosticEngine Diags(SM);
   Diags.setHandler([&](const Diagnostic &D) {
@@ -52,6 +58,17 @@ Outcome compileOne(const Module &M, const Layout &L, llvm::SourceMgr &SM) {
     else
       O.Later.push_back(D);
   });
+  if (Prefix) {
+    if (llvm::Error E =
+            reschedule(*Prefix, L.Train->Schedule, L.Train->Chunks, Diags)) {
+      std::string Why = llvm::toString(std::move(E));
+      if (!O.Error)
+        O.Internal = "internal error: " + Why;
+      return O;
+    }
+    O.Result = Prefix;
+    return O;
+  }
   auto C = compile(M, L, Diags);
   if (!C) {
     // A pass that reported an error fails the compile (the error is the
@@ -63,6 +80,7 @@ Outcome compileOne(const Module &M, const Layout &L, llvm::SourceMgr &SM) {
     return O;
   }
   O.C = std::move(*C);
+  O.Result = O.C.get();
   return O;
 }
 
@@ -264,8 +282,15 @@ public:
   }
 
 private:
-  void decideCandidate(const Module &M, const Candidate &C,
-                       std::shared_ptr<PlacementCache> Placements,
+  /// What a layout's candidates share: its placements, and its last
+  /// compile that ran every pass, which a candidate differing from it only
+  /// in schedule and chunks reschedules instead of compiling afresh.
+  struct Shared {
+    std::shared_ptr<PlacementCache> Placements;
+    std::unique_ptr<MeshCompile> Prefix;
+    Candidate PrefixAt;
+  };
+  void decideCandidate(const Module &M, const Candidate &C, Shared &Layout,
                        LayoutOutcome &Out);
   std::optional<std::string> batchDoesNotSplit(const Candidate &C) const;
   NearestMiss miss(const Candidate &C, std::string Message) const {
@@ -309,6 +334,7 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
   }
   // Level 2: each candidate, in canonical order.
   Candidate C = L;
+  Shared Lay{NL.Placements, nullptr, {}};
   auto T1 = std::chrono::steady_clock::now();
   Plan.forEach(
       [&](Candidate &K) {
@@ -316,7 +342,7 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
         // decided), within a layout too: the rest stay undecided.
         if (Stop)
           return;
-        decideCandidate(M, K, NL.Placements, Out);
+        decideCandidate(M, K, Lay, Out);
         ++Compiled;
         Stopped();
       },
@@ -351,8 +377,18 @@ std::optional<std::string> Engine::batchDoesNotSplit(const Candidate &C) const {
                      Over.empty() ? "" : " (" + llvm::join(Over, ", ") + ")");
 }
 
-void Engine::decideCandidate(const Module &M, const Candidate &C,
-                             std::shared_ptr<PlacementCache> Placements,
+/// Whether \p A and \p B differ at most in schedule and chunks.
+static bool sameButSchedule(const Candidate &A, const Candidate &B) {
+  if (A.KnobMask != B.KnobMask)
+    return false;
+  for (unsigned K = 0; K != NumSearchKnobs; ++K)
+    if (SearchKnob(K) != SearchKnob::Schedule &&
+        SearchKnob(K) != SearchKnob::Chunks && A.Knobs[K] != B.Knobs[K])
+      return false;
+  return true;
+}
+
+void Engine::decideCandidate(const Module &M, const Candidate &C, Shared &Lay,
                              LayoutOutcome &Out) {
   Out.Started = true;
   ++Out.Candidates;
@@ -365,29 +401,34 @@ void Engine::decideCandidate(const Module &M, const Candidate &C,
   if (std::optional<std::string> Why = batchDoesNotSplit(C))
     return Reject("NotDivisible", miss(C, *Why), std::nullopt);
   Layout L = candidateLayout(M, Written, Spec, C);
-  L.Placements = std::move(Placements);
-  Outcome O = compileOne(M, L, SM);
+  L.Placements = Lay.Placements;
+  bool Reuse = Lay.Prefix && L.Train && sameButSchedule(Lay.PrefixAt, C);
+  Outcome O = compileOne(M, L, SM, Reuse ? Lay.Prefix.get() : nullptr);
   ++Out.Recosts;
+  if (O.C) { // ran every pass: the next candidates may reschedule it
+    Lay.Prefix = std::move(O.C);
+    Lay.PrefixAt = C;
+  }
   if (O.failed()) {
     NearestMiss N = miss(C, messageOf(O));
-    if (O.Error && O.Error->Kind == DiagKind::StepOverHbm && O.C &&
-        O.C->Tables.Memory) {
-      const MemorySummary &Mem = *O.C->Tables.Memory;
+    if (O.Error && O.Error->Kind == DiagKind::StepOverHbm && O.Result &&
+        O.Result->Tables.Memory) {
+      const MemorySummary &Mem = *O.Result->Tables.Memory;
       N.Value = Mem.Total;
       N.Limit = Mem.Capacity;
-      N.Terms = memoryTerms(*O.C);
+      N.Terms = memoryTerms(*O.Result);
       return Reject("StepOverHbm", std::move(N), Mem.Total / Mem.Capacity - 1);
     }
     return Reject(reasonOf(O), std::move(N), std::nullopt);
   }
-  CandidateResult R = resultOf(*O.C, C, Spec);
+  CandidateResult R = resultOf(*O.Result, C, Spec);
   if (Spec.MaxMemory && R.Memory && *R.Memory > *Spec.MaxMemory) {
     NearestMiss N = miss(C, fmt::format("needs {} per chip; max_memory is {}",
                                         formatAmount(*R.Memory, "B"),
                                         formatAmount(*Spec.MaxMemory, "B")));
     N.Value = R.Memory;
     N.Limit = Spec.MaxMemory;
-    N.Terms = memoryTerms(*O.C);
+    N.Terms = memoryTerms(*O.Result);
     return Reject("OverMaxMemory", std::move(N),
                   *R.Memory / *Spec.MaxMemory - 1);
   }

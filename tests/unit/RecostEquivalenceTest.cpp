@@ -613,3 +613,66 @@ TEST(RecostEquivalence, SharedPlacementsAreUsedOnlyOnTheirMesh) {
 }
 
 } // namespace
+
+namespace {
+
+/// What a search does for a candidate that differs from the last one only
+/// in schedule and chunks: reschedule() the last compile in place. It
+/// prints a fresh compile's reports for every schedule (and, where a
+/// schedule cannot split the stages, fails with the fresh compile's
+/// first error): GPT-3 175B on 8 stages of 96 layers, 96 microbatches.
+TEST(RecostEquivalence, RescheduleIsAFreshCompile) {
+  auto Original = compile(readExample("gpt3_175b_train.shard"));
+  ASSERT_TRUE(Original->Compiled);
+  const Module &IR = *Original->P.IR;
+  struct Variant {
+    PipelineSchedule S;
+    int64_t Chunks;
+  };
+  // 96 layers over 8 stages: 5 chunks do not split them (an error).
+  const Variant Variants[] = {{PipelineSchedule::OneFOneB, 1},
+                              {PipelineSchedule::GPipe, 1},
+                              {PipelineSchedule::Interleaved, 3},
+                              {PipelineSchedule::Interleaved, 5},
+                              {PipelineSchedule::Interleaved, 4}};
+  DiagnosticEngine First(Original->SM);
+  auto Re = shardc::compile(
+      IR, Layout{IR.mesh(), DimSizeMap(), *IR.config().Train, nullptr}, First);
+  ASSERT_TRUE(bool(Re)) << llvm::toString(Re.takeError());
+  for (const Variant &V : Variants) {
+    TrainConfig T = *IR.config().Train;
+    T.Schedule = V.S;
+    T.Chunks = V.Chunks;
+    std::vector<std::string> FreshErrors, ReErrors;
+    auto Collect = [](std::vector<std::string> &To) {
+      return [&To](const Diagnostic &D) {
+        if (D.Sev == Severity::Error)
+          To.push_back(D.Message);
+      };
+    };
+    DiagnosticEngine FreshDiags(Original->SM), ReDiags(Original->SM);
+    FreshDiags.setHandler(Collect(FreshErrors));
+    ReDiags.setHandler(Collect(ReErrors));
+    auto Fresh = shardc::compile(
+        IR, Layout{IR.mesh(), DimSizeMap(), T, nullptr}, FreshDiags);
+    llvm::Error E = reschedule(**Re, V.S, V.Chunks, ReDiags);
+    EXPECT_EQ(bool(Fresh), !E) << V.Chunks;
+    llvm::consumeError(std::move(E));
+    EXPECT_EQ(FreshErrors, ReErrors) << V.Chunks;
+    if (!Fresh) {
+      llvm::consumeError(Fresh.takeError());
+      EXPECT_FALSE(FreshErrors.empty()) << V.Chunks;
+      continue;
+    }
+    std::string T1, T2, J1, J2;
+    llvm::raw_string_ostream TO1(T1), TO2(T2), JO1(J1), JO2(J2);
+    printTextReport(**Re, TO1);
+    printTextReport(**Fresh, TO2);
+    printJsonReport(**Re, JO1);
+    printJsonReport(**Fresh, JO2);
+    EXPECT_EQ(T1, T2) << scheduleName(V.S).str() << " " << V.Chunks;
+    EXPECT_EQ(J1, J2) << scheduleName(V.S).str() << " " << V.Chunks;
+  }
+}
+
+} // namespace
