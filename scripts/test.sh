@@ -5,8 +5,8 @@
 #     (build-asan): any report fails the test that caused it;
 #  3. each libFuzzer target for 60 s (fuzz/run.sh, build-fuzz).
 # `--quick` stops after step 1, which is what to run between edits. The whole
-# run takes about 20 minutes on 2 cores from empty build folders (the quick
-# part about 5); the builds are incremental after that. docs/limits.md says what the later steps check.
+# run takes about 32 minutes on 2 cores from empty build folders (the quick
+# part about 8); the builds are incremental after that. docs/limits.md says what the later steps check.
 # Every build here is warning-free or fails (-DSHARDC_WERROR=ON), and ctest
 # includes the clang-format check (tests/format/check_format.py).
 set -euo pipefail
