@@ -256,6 +256,7 @@ public:
         Written(AsWritten.names().Axes) {}
 
   void decide(const Module &M, const Candidate &Layout, LayoutOutcome &Out);
+  const SearchSpec &spec() const { return Spec; }
   /// Candidates decided so far, over every thread (the progress line's).
   std::atomic<uint64_t> Decided{0};
   /// Set at time_limit: no thread decides another candidate.
@@ -529,45 +530,27 @@ uint64_t shardc::spaceSize(const Module &Checked, const SearchSpec &Spec) {
   return N;
 }
 
-SearchResult shardc::runSearch(const SearchSpec &Spec,
-                               const CheckedForOrder &Checked,
-                               llvm::SourceMgr &SM, const SearchOptions &Opts) {
-  auto Start = std::chrono::steady_clock::now();
-  SearchResult Res;
-  const Module *Written = Checked({});
-  std::vector<std::string> Names = Written->names().Axes;
-  // The layouts, canonical order, and the module of each order (checked
-  // here, on this thread: the frontend is not shared between threads).
-  std::vector<Candidate> Layouts;
-  std::map<std::vector<unsigned>, const Module *> Modules;
-  for (auto &Sizes : sizeTuples(axisDomains(*Written, Spec), Spec)) {
-    uint64_t Knobs = knobPlan(*Written, Spec, Sizes).count();
-    for (auto &Order : ordersOf(Sizes, Spec.FreeOrder)) {
-      if (!Modules.count(Order))
-        Modules[Order] = Checked(Order);
-      Layouts.push_back(Candidate{Sizes, Order, {}, 0});
-      Res.SpaceCandidates += Knobs; // spaceSize's count, as enumerated
-    }
-  }
-  // Line tables built now, so the threads' diagnostics only read them.
-  for (unsigned B = 1; B <= SM.getNumBuffers(); ++B)
-    SM.FindLocForLineAndColumn(B, 1, 1);
-  std::vector<LayoutOutcome> Outcomes(Layouts.size());
+namespace {
+
+/// Decides every layout on \p Threads threads (this one included), the
+/// progress line on one more; returns the threads used.
+unsigned decideAll(Engine &E, llvm::ArrayRef<Candidate> Layouts,
+                   const std::map<std::vector<unsigned>, const Module *> &Mods,
+                   const Module &Written, std::vector<LayoutOutcome> &Outcomes,
+                   const SearchOptions &Opts, uint64_t Space) {
   std::atomic<size_t> Next{0};
-  Engine E(Spec, SM, *Written);
-  E.Start = Start;
   auto Work = [&] {
     for (size_t I; !E.Stop && (I = Next++) < Layouts.size();
          E.Compiled ? E.Stopped() : false) {
-      auto It = Modules.find(Layouts[I].Order);
-      if (const Module *M = It != Modules.end() ? It->second : nullptr)
+      auto It = Mods.find(Layouts[I].Order);
+      if (const Module *M = It != Mods.end() ? It->second : nullptr)
         E.decide(*M, Layouts[I], Outcomes[I]);
       else // the file did not check with its axes in this order: a bug of
            // ours (the order changes no rule), counted, never silent
         E.reject(Layouts[I], "InternalError",
                  "internal error: the program does not check with its "
                  "mesh's axes in this order",
-                 knobPlan(*Written, Spec, Layouts[I].Sizes).count(),
+                 knobPlan(Written, E.spec(), Layouts[I].Sizes).count(),
                  Outcomes[I]);
     }
   };
@@ -582,16 +565,16 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
   std::thread Reporter;
   if (Opts.Progress)
     Reporter = std::thread([&] {
-      double Next = 1;
+      double At = 1;
       while (!Finished) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        if (!Finished && seconds(Start) >= Next) {
-          Opts.Progress(E.Decided, Res.SpaceCandidates, seconds(Start), false);
-          Next = seconds(Start) + 1;
+        if (!Finished && seconds(E.Start) >= At) {
+          Opts.Progress(E.Decided, Space, seconds(E.Start), false);
+          At = seconds(E.Start) + 1;
         }
       }
-      if (Next > 1) // a line was printed: end it
-        Opts.Progress(E.Decided, Res.SpaceCandidates, seconds(Start), true);
+      if (At > 1) // a line was printed: end it
+        Opts.Progress(E.Decided, Space, seconds(E.Start), true);
     });
   Work();
   for (std::thread &T : Pool)
@@ -599,8 +582,14 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
   Finished = true;
   if (Reporter.joinable())
     Reporter.join();
-  bool Stop = E.Stop;
-  // Merge in canonical order.
+  return Threads;
+}
+
+/// Merges the layouts' outcomes in canonical order into \p Res: counts,
+/// the ranked rows, the Pareto front, the rejections by level and count.
+void merge(const SearchSpec &Spec, llvm::ArrayRef<Candidate> Layouts,
+           std::vector<LayoutOutcome> &Outcomes,
+           const std::vector<std::string> &Names, SearchResult &Res) {
   std::map<ReasonKey, Tally> Reasons;
   std::vector<CandidateResult> All;
   for (size_t I = 0; I != Layouts.size(); ++I) {
@@ -643,10 +632,39 @@ SearchResult shardc::runSearch(const SearchSpec &Spec,
                        return A.Level < B.Level;
                      return A.Count > B.Count;
                    });
-  Res.Stats.Threads = Threads;
-  Res.Stats.Stopped = Stop;
-  Res.Stats.TimeS =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-          .count();
+}
+
+} // namespace
+
+SearchResult shardc::runSearch(const SearchSpec &Spec,
+                               const CheckedForOrder &Checked,
+                               llvm::SourceMgr &SM, const SearchOptions &Opts) {
+  auto Start = std::chrono::steady_clock::now();
+  SearchResult Res;
+  const Module *Written = Checked({});
+  // The layouts, canonical order, and the module of each order (checked
+  // here, on this thread: the frontend is not shared between threads).
+  std::vector<Candidate> Layouts;
+  std::map<std::vector<unsigned>, const Module *> Modules;
+  for (auto &Sizes : sizeTuples(axisDomains(*Written, Spec), Spec)) {
+    uint64_t Knobs = knobPlan(*Written, Spec, Sizes).count();
+    for (auto &Order : ordersOf(Sizes, Spec.FreeOrder)) {
+      if (!Modules.count(Order))
+        Modules[Order] = Checked(Order);
+      Layouts.push_back(Candidate{Sizes, Order, {}, 0});
+      Res.SpaceCandidates += Knobs; // spaceSize's count, as enumerated
+    }
+  }
+  // Line tables built now, so the threads' diagnostics only read them.
+  for (unsigned B = 1; B <= SM.getNumBuffers(); ++B)
+    SM.FindLocForLineAndColumn(B, 1, 1);
+  std::vector<LayoutOutcome> Outcomes(Layouts.size());
+  Engine E(Spec, SM, *Written);
+  E.Start = Start;
+  Res.Stats.Threads = decideAll(E, Layouts, Modules, *Written, Outcomes, Opts,
+                                Res.SpaceCandidates);
+  merge(Spec, Layouts, Outcomes, Written->names().Axes, Res);
+  Res.Stats.Stopped = E.Stop;
+  Res.Stats.TimeS = seconds(Start);
   return Res;
 }
