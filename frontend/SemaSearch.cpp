@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/Sema.h"
 #include "ir/Training.h"
+#include "support/Format.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -451,8 +452,8 @@ void Sema::finishSearch() {
     double Hbm = Program->Cluster->Chip.HbmBytes;
     if (Search.MaxMemory && *Search.MaxMemory > Hbm)
       Diags.report(MaxMemoryRange, diag::MaxMemoryOverHbm,
-                   fmt::format("{:g}", *Search.MaxMemory),
-                   fmt::format("{:g}", Hbm));
+                   formatAmount(*Search.MaxMemory, "B"),
+                   formatAmount(Hbm, "B"));
   }
   if (!Searched || Diags.hasErrors())
     return;
