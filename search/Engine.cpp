@@ -333,6 +333,16 @@ void Engine::decide(const Module &M, const Candidate &L, LayoutOutcome &Out) {
            Own ? Own->Message : O.Internal, Plan.count(), Out);
     return;
   }
+  // A layout with no knob values to try (`chunks = ?` beside a fixed
+  // interleaved schedule, no v >= 2 splitting the stages' layers) is
+  // rejected, not dropped.
+  if (Plan.count() == 0) {
+    reject(L, "PipelineIndivisible",
+           "no searched 'chunks' value v >= 2 splits the pipelined "
+           "iterations into the layout's stages x v chunks",
+           0, Out);
+    return;
+  }
   // Level 2: each candidate, in canonical order.
   Candidate C = L;
   Shared Lay{NL.Placements, nullptr, {}};
