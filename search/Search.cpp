@@ -136,15 +136,20 @@ Layout shardc::neutralLayout(const Module &Checked,
     return NL;
   auto It = NL.Dims.find(*B);
   int64_t Size = It != NL.Dims.end() ? It->second : Spec.PerStep->Global;
+  // A multiple past 2^62 is no size a compile takes: the batch stays as
+  // the candidate's (a layout whose ranks never split it is then rejected
+  // as the layout's NotDivisible: the same rows, counted per layout).
+  constexpr int64_t Limit = int64_t(1) << 62;
+  bool Fits = true;
   auto Cover = [&](const Value *V) {
-    if (!V)
+    if (!V || !Fits)
       return;
     for (const TensorDim &D : V->type().Dims)
       if (D.Id == *B) {
         int64_t Axes = axesProduct(D.Axes, NL.Mesh);
         int64_t Times = Axes / std::gcd(Size, Axes);
-        if (__builtin_mul_overflow(Size, Times, &Size))
-          Size = Spec.PerStep->Global; // the compile says it is too large
+        if (__builtin_mul_overflow(Size, Times, &Size) || Size > Limit)
+          Fits = false;
       }
   };
   walk(Checked.body(), [&](const Op &O) {
@@ -152,6 +157,7 @@ Layout shardc::neutralLayout(const Module &Checked,
     for (const Value *V : O.operands())
       Cover(V);
   });
-  NL.Dims[*B] = Size;
+  if (Fits)
+    NL.Dims[*B] = Size;
   return NL;
 }
