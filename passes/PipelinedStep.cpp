@@ -212,16 +212,16 @@ public:
   CommStream(const ChunkTimes &CT, unsigned Stages, int64_t Microbatches,
              bool After)
       : CT(CT), Microbatches(Microbatches), After(After), Free(Stages, 0),
-        Queued(Stages, 0), Peak(Stages, 0) {}
+        Queued(Stages, 0) {}
   void add(const PipelineSlice &Sl) {
     if (!Sl.Backward)
       return;
     const StreamEffect &E =
         CT.BwdOf[Sl.Stage][Sl.Chunk]
             .E[Sl.Microbatch == 0][Sl.Microbatch == Microbatches - 1];
-    if (After) { // queued after the stage's last backward slice
+    if (After) { // queued after the stage's last backward slice (each
+                 // slice's syncs take D + T >= 0: the last sum is the most)
       Queued[Sl.Stage] += E.D + E.T;
-      Peak[Sl.Stage] = std::max(Peak[Sl.Stage], Queued[Sl.Stage]);
       return;
     }
     double Backlog = std::max(0.0, Free[Sl.Stage] - Sl.Start);
@@ -232,8 +232,8 @@ public:
   double end(const PipelineRun &Run) const {
     double Last = std::max(End, Run.Makespan);
     if (After)
-      for (size_t St = 0; St != Peak.size(); ++St)
-        Last = std::max(Last, Run.LastBackwardEnd[St] + Peak[St]);
+      for (size_t St = 0; St != Queued.size(); ++St)
+        Last = std::max(Last, Run.LastBackwardEnd[St] + Queued[St]);
     return Last;
   }
 
@@ -241,7 +241,7 @@ private:
   const ChunkTimes &CT;
   int64_t Microbatches;
   bool After;
-  std::vector<double> Free, Queued, Peak;
+  std::vector<double> Free, Queued;
   double End = 0;
 };
 
