@@ -186,9 +186,10 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer *R, antlr4::Token *Bad,
 
 void SyntaxErrorListener::report(antlr4::Recognizer *R, antlr4::Token *Bad,
                                  const std::string &Msg, std::exception_ptr E) {
-  // `?` is a searched value: say where one may stand, not which tokens
-  // could start an expression.
-  if (Text.text(Bad) == "?") {
+  // `?` where a value was expected is a searched value out of place: say
+  // where one may stand, not which tokens could start an expression.
+  if (Text.text(Bad) == "?" && !isNoViableAlt(E) &&
+      llvm::StringRef(Msg).contains("NUMBER")) {
     Diags.report(Text.range(Bad), diag::SyntaxError,
                  "unexpected '?': a searched value ('?') stands only for a "
                  "mesh axis's size or a setting in 'train' or 'search'");
