@@ -616,6 +616,47 @@ TEST(RecostEquivalence, SharedPlacementsAreUsedOnlyOnTheirMesh) {
 
 namespace {
 
+/// Reschedules \p Re (compiled on \p Base) to \p S and \p Chunks and
+/// expects a fresh compile's reports, or its errors.
+void expectRescheduled(const Module &IR, llvm::SourceMgr &SM, MeshCompile &Re,
+                       const TrainConfig &Base, PipelineSchedule S,
+                       int64_t Chunks) {
+  TrainConfig T = Base;
+  T.Schedule = S;
+  T.Chunks = Chunks;
+  std::string What = scheduleName(S).str() + " x" + std::to_string(Chunks) +
+                     " m=" + std::to_string(Base.Microbatches);
+  std::vector<std::string> FreshErrors, ReErrors;
+  auto Collect = [](std::vector<std::string> &To) {
+    return [&To](const Diagnostic &D) {
+      if (D.Sev == Severity::Error)
+        To.push_back(D.Message);
+    };
+  };
+  DiagnosticEngine FreshDiags(SM), ReDiags(SM);
+  FreshDiags.setHandler(Collect(FreshErrors));
+  ReDiags.setHandler(Collect(ReErrors));
+  auto Fresh = shardc::compile(IR, Layout{IR.mesh(), DimSizeMap(), T, nullptr},
+                               FreshDiags);
+  llvm::Error E = reschedule(Re, S, Chunks, ReDiags);
+  EXPECT_EQ(bool(Fresh), !E) << What;
+  llvm::consumeError(std::move(E));
+  EXPECT_EQ(FreshErrors, ReErrors) << What;
+  if (!Fresh) {
+    llvm::consumeError(Fresh.takeError());
+    EXPECT_FALSE(FreshErrors.empty()) << What;
+    return;
+  }
+  std::string T1, T2, J1, J2;
+  llvm::raw_string_ostream TO1(T1), TO2(T2), JO1(J1), JO2(J2);
+  printTextReport(Re, TO1);
+  printTextReport(**Fresh, TO2);
+  printJsonReport(Re, JO1);
+  printJsonReport(**Fresh, JO2);
+  EXPECT_EQ(T1, T2) << What;
+  EXPECT_EQ(J1, J2) << What;
+}
+
 /// What a search does for a candidate that differs from the last one only
 /// in schedule and chunks: reschedule() the last compile in place. It
 /// prints a fresh compile's reports for every schedule (and, where a
@@ -635,43 +676,20 @@ TEST(RecostEquivalence, RescheduleIsAFreshCompile) {
                               {PipelineSchedule::Interleaved, 3},
                               {PipelineSchedule::Interleaved, 5},
                               {PipelineSchedule::Interleaved, 4}};
-  DiagnosticEngine First(Original->SM);
-  auto Re = shardc::compile(
-      IR, Layout{IR.mesh(), DimSizeMap(), *IR.config().Train, nullptr}, First);
-  ASSERT_TRUE(bool(Re)) << llvm::toString(Re.takeError());
-  for (const Variant &V : Variants) {
-    TrainConfig T = *IR.config().Train;
-    T.Schedule = V.S;
-    T.Chunks = V.Chunks;
-    std::vector<std::string> FreshErrors, ReErrors;
-    auto Collect = [](std::vector<std::string> &To) {
-      return [&To](const Diagnostic &D) {
-        if (D.Sev == Severity::Error)
-          To.push_back(D.Message);
-      };
-    };
-    DiagnosticEngine FreshDiags(Original->SM), ReDiags(Original->SM);
-    FreshDiags.setHandler(Collect(FreshErrors));
-    ReDiags.setHandler(Collect(ReErrors));
-    auto Fresh = shardc::compile(
-        IR, Layout{IR.mesh(), DimSizeMap(), T, nullptr}, FreshDiags);
-    llvm::Error E = reschedule(**Re, V.S, V.Chunks, ReDiags);
-    EXPECT_EQ(bool(Fresh), !E) << V.Chunks;
-    llvm::consumeError(std::move(E));
-    EXPECT_EQ(FreshErrors, ReErrors) << V.Chunks;
-    if (!Fresh) {
-      llvm::consumeError(Fresh.takeError());
-      EXPECT_FALSE(FreshErrors.empty()) << V.Chunks;
-      continue;
-    }
-    std::string T1, T2, J1, J2;
-    llvm::raw_string_ostream TO1(T1), TO2(T2), JO1(J1), JO2(J2);
-    printTextReport(**Re, TO1);
-    printTextReport(**Fresh, TO2);
-    printJsonReport(**Re, JO1);
-    printJsonReport(**Fresh, JO2);
-    EXPECT_EQ(T1, T2) << scheduleName(V.S).str() << " " << V.Chunks;
-    EXPECT_EQ(J1, J2) << scheduleName(V.S).str() << " " << V.Chunks;
+  // The file's settings; and 4 microbatches (not whole groups of the 8
+  // stages: interleaving is an error) with the syncs after the backward.
+  TrainConfig Few = *IR.config().Train;
+  Few.Microbatches = 4;
+  Few.SyncAfterBackward = true;
+  Few.Schedule = PipelineSchedule::OneFOneB;
+  Few.Chunks = 1;
+  for (const TrainConfig &Base : {*IR.config().Train, Few}) {
+    DiagnosticEngine First(Original->SM);
+    auto Re = shardc::compile(
+        IR, Layout{IR.mesh(), DimSizeMap(), Base, nullptr}, First);
+    ASSERT_TRUE(bool(Re)) << llvm::toString(Re.takeError());
+    for (const Variant &V : Variants)
+      expectRescheduled(IR, Original->SM, **Re, Base, V.S, V.Chunks);
   }
 }
 
