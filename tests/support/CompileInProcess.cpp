@@ -181,3 +181,17 @@ shardc::testgen::compileInProcess(llvm::StringRef Source,
   }
   return Finish();
 }
+
+std::string shardc::testgen::textReport(const MeshCompile &C) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  printTextReport(C, OS);
+  return S;
+}
+
+std::string shardc::testgen::jsonReport(const MeshCompile &C) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  printJsonReport(C, OS);
+  return S;
+}

@@ -61,6 +61,10 @@ struct InProcessResult {
 std::unique_ptr<InProcessResult> compileInProcess(llvm::StringRef Source,
                                                   const InProcessOptions &O);
 
+/// \p C's text and JSON reports, as strings (tests compare two compiles').
+std::string textReport(const MeshCompile &C);
+std::string jsonReport(const MeshCompile &C);
+
 /// Describes the first cost of \p C (an op, a statement, a collective's
 /// level or a total) that is NaN, infinite or negative; empty when none is.
 std::string checkCostsSane(const MeshCompile &C);

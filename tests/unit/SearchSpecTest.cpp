@@ -181,11 +181,7 @@ TEST(SearchSpec, ACandidateCompilesAsTheFileWrittenOut) {
   auto Re = shardc::compile(IR, L, Engine);
   ASSERT_TRUE(bool(Re)) << llvm::toString(Re.takeError());
   EXPECT_FALSE(Engine.hasErrors());
-  std::string T1, T2;
-  llvm::raw_string_ostream O1(T1), O2(T2);
-  printTextReport(**Re, O1);
-  printTextReport(*Written->Compile, O2);
-  EXPECT_EQ(T1, T2);
+  EXPECT_EQ(textReport(**Re), textReport(*Written->Compile));
 }
 
 } // namespace
