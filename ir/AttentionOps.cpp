@@ -37,9 +37,15 @@ std::pair<double, double> AttentionOp::flops(const ShardType &Q,
   // 4 x B x Sq x Sk x N x H: q's elements are B x Sq x N x H, each against
   // all Sk keys (a QK^T and a PV product, 2 FLOPs each).
   double Sk = double(K.Dims[seqDim(K)].Size);
-  double Half = Causal ? 0.5 : 1;
-  return {4 * Q.localElements(M) * Sk * Half,
-          4 * Q.globalElements() * Sk * Half};
+  double Sq = double(Q.Dims[seqDim(Q)].Size);
+  // Causal: the queries are the last Sq of the Sk positions; query i (0 ..
+  // Sq - 1 from the first) sees Sk - Sq + 1 + i keys. Sq = Sk keeps the
+  // book's half (training's convention, the diagonal not counted apart).
+  double Kept = !Causal    ? 1
+                : Sq == Sk ? 0.5
+                           : (Sq * Sk - Sq * (Sq - 1) / 2) / (Sq * Sk);
+  return {4 * Q.localElements(M) * Sk * Kept,
+          4 * Q.globalElements() * Sk * Kept};
 }
 
 double AttentionOp::lseBytes(const ShardType &Q, const MeshSpec &M) {
@@ -112,19 +118,23 @@ std::optional<OpWork> AttentionOp::work(const MeshSpec &M) const {
             V = requiredOperandType(2);
   OpWork W;
   std::tie(W.Flops, W.UsefulFlops) = flops(Q, K, Causal && Fused, M);
-  // Causal attention's useful FLOPs are the unmasked half; the masked half
-  // is MaskedFlops, which the full count published MFUs use adds back.
-  // Unfused, the masked half is computed (and counted by HFU) all the same.
-  if (!Fused && Causal)
-    W.UsefulFlops /= 2;
-  W.MaskedFlops = Causal ? W.UsefulFlops : 0;
+  // Causal attention's useful FLOPs are the unmasked pairs'; the masked
+  // rest is MaskedFlops, which the full count published MFUs use adds
+  // back. Unfused, the masked part is computed (and counted by HFU) all
+  // the same.
+  if (Causal) {
+    double Full = flops(Q, K, /*Causal=*/false, M).second;
+    W.UsefulFlops = flops(Q, K, /*Causal=*/true, M).second;
+    W.MaskedFlops = Full - W.UsefulFlops;
+  }
   // Reads q, k, v; writes the output; fused, the log-sum-exp too.
   W.HbmBytes = Q.localBytes(M) + K.localBytes(M) + V.localBytes(M) +
                naturalType().localBytes(M);
   W.Matmul = true;
   W.Elt = Q.Elt;
   if (Fused) {
-    W.HbmBytes += lseBytes(Q, M);
+    if (!Serving)
+      W.HbmBytes += lseBytes(Q, M);
     W.Class = OpWork::Kernel::FusedAttention;
     return W;
   }

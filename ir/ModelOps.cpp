@@ -473,3 +473,50 @@ void MoeCombineOp::backward(GradientBuilder &G) const {
   // Each slot's gradient is its token's, weighted: a dispatch.
   G.contribute(Buf, G.emit<MoeDispatchOp>(*this, Buf, {DOut}, G.gradType(Buf)));
 }
+
+//===----------------------------------------------------------------------===//
+// append
+//===----------------------------------------------------------------------===//
+
+std::string AppendOp::verify(const TypeNames &, bool Lowered) const {
+  if (numOperands() != 2)
+    return "takes the cache and the rows";
+  const ShardType &Cache = operand(0)->type(), &Rows = operand(1)->type();
+  if (Rows.Dims.size() != Cache.Dims.size() || ContextPos >= Cache.Dims.size())
+    return "its rows must have the cache's rank";
+  for (unsigned I = 0; I < Cache.Dims.size(); ++I)
+    if (I != ContextPos && !(Rows.Dims[I].Id == Cache.Dims[I].Id))
+      return "its rows must have the cache's dims but its context";
+  if (!(result()->type() == Cache))
+    return "its result must be the cache, in its type";
+  return Lowered ? operandsComputeIn(*this, 0, 2) : "";
+}
+
+ShardType AppendOp::requiredOperandType(unsigned I) const {
+  ShardType Cache = operand(0)->type();
+  if (I == 0)
+    return Cache;
+  // The rows in the cache's sharding, their own length (which no axis
+  // shards: a `new` dim sharded is an error) and dtype.
+  const ShardType &Rows = operand(1)->type();
+  ShardType T = Cache;
+  T.Unreduced = {};
+  T.Dims[ContextPos] = Rows.Dims[ContextPos];
+  T.Dims[ContextPos].Axes = Cache.Dims[ContextPos].Axes;
+  T.Elt = Rows.Elt;
+  return T;
+}
+
+ShardType AppendOp::naturalType() const { return operand(0)->type(); }
+
+std::optional<OpWork> AppendOp::work(const MeshSpec &M) const {
+  ShardType Rows = requiredOperandType(1);
+  ShardType Written = Rows;
+  Written.Elt = operand(0)->type().Elt;
+  OpWork W;
+  W.HbmBytes = Rows.localBytes(M) + Written.localBytes(M);
+  if (Rows.Elt != Written.Elt)
+    W.Flops = Rows.localElements(M); // not model FLOPs: none useful
+  W.Elt = Rows.Elt;
+  return W;
+}

@@ -28,8 +28,12 @@ class AttentionOp : public OpOf<AttentionOp, OpKind::Attention, Op,
                                 Differentiable, Costed, Lowerable> {
 public:
   explicit AttentionOp(bool Causal, bool Fused = true, bool Dropout = false,
-                       Loc KvAt = {})
-      : Causal(Causal), Fused(Fused), Dropout(Dropout), KvAt(KvAt) {}
+                       Loc KvAt = {}, bool Serving = false)
+      : Causal(Causal), Fused(Fused), Dropout(Dropout), Serving(Serving),
+        KvAt(KvAt) {}
+  /// In a serving program (`serve { }`) fused attention writes no
+  /// log-sum-exp: there is no backward to keep it for.
+  bool serving() const { return Serving; }
   /// Where the call names k: a mesh whose query-head sharding does not
   /// divide the KV heads is reported there (bind-mesh).
   Loc kvLoc() const { return KvAt; }
@@ -39,7 +43,10 @@ public:
   /// The position of the sequence dim in q and k (third from last).
   static unsigned seqDim(const ShardType &T) { return T.Dims.size() - 3; }
   /// The FLOPs of attention over \p Q and \p K: per chip, and for the
-  /// whole program (replication not counted); both halved with \p Causal.
+  /// whole program (replication not counted). With \p Causal, the pairs a
+  /// mask keeps: half when q and k have one length; with Sq queries at the
+  /// last positions of Sk keys (decode, a prefill chunk), Sq·Sk −
+  /// Sq(Sq − 1)/2 of the Sq·Sk.
   static std::pair<double, double> flops(const ShardType &Q, const ShardType &K,
                                          bool Causal, const MeshSpec &M);
   /// Bytes per chip of the fp32 log-sum-exp for queries \p Q.
@@ -62,8 +69,29 @@ public:
   double workspaceBytes(const MeshSpec &M) const override;
 
 private:
-  bool Causal, Fused, Dropout;
+  bool Causal, Fused, Dropout, Serving;
   Loc KvAt;
+};
+
+/// `append(cache, rows)`: writes \p rows (the cache's dims with a `new` dim
+/// in the cache's `context` position) after the cache's used part, in the
+/// cache's sharding and dtype (docs/inference.md). Operand 0 is the cache,
+/// operand 1 the rows; the result is the cache. It reads the rows and
+/// writes them in the cache's dtype, 1 FLOP per element at the rows'
+/// vector peak when that converts.
+class AppendOp : public OpOf<AppendOp, OpKind::Append, Op, Costed, Lowerable> {
+public:
+  explicit AppendOp(unsigned ContextPos) : ContextPos(ContextPos) {}
+  /// The position of the cache's `context` dim (the rows' `new` dim).
+  unsigned contextPos() const { return ContextPos; }
+  std::string verify(const TypeNames &N, bool Lowered) const override;
+  std::optional<OpWork> work(const MeshSpec &M) const override;
+  Lowering lowering() const override { return Lowering::Local; }
+  ShardType requiredOperandType(unsigned I) const override;
+  ShardType naturalType() const override;
+
+private:
+  unsigned ContextPos;
 };
 
 /// Attention's backward (COST-MODEL.md §8): fused, one kernel of 2.5 x the

@@ -10,6 +10,10 @@ using namespace shardc;
 // input
 //===----------------------------------------------------------------------===//
 
+std::string InputOp::attrs(const TypeNames &) const {
+  return Cache ? " cache" : "";
+}
+
 std::string InputOp::verify(const TypeNames &, bool) const {
   return numOperands() == 0 ? "" : "takes no operands";
 }
@@ -110,7 +114,8 @@ static void makeFp8(OpWork &W, const ShardType &L, const ShardType &R,
 OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
                               const ShardType &Out,
                               llvm::ArrayRef<ContractionDim> Dims,
-                              const MeshSpec &M, const Fp8Gemm *F) {
+                              const MeshSpec &M, const Fp8Gemm *F,
+                              std::optional<DType> Math) {
   // FLOPs = 2 x product of all distinct dims, divided by the axes that shard
   // them: computed from local extents so padding is counted, and axes that
   // shard nothing repeat the work.
@@ -142,7 +147,7 @@ OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
   W.UsefulFlops = Global;
   W.HbmBytes = L.localBytes(M) + R.localBytes(M) + Out.localBytes(M);
   W.Matmul = true;
-  W.Elt = L.Elt;
+  W.Elt = Math ? *Math : L.Elt;
   if (F)
     makeFp8(W, L, R, Out, M, *F);
   return W;
@@ -150,7 +155,7 @@ OpWork ContractionOp::workFor(const ShardType &L, const ShardType &R,
 
 std::optional<OpWork> ContractionOp::work(const MeshSpec &M) const {
   OpWork W = workFor(operand(0)->type(), operand(1)->type(), result()->type(),
-                     Dims, M, Fp8 ? &*Fp8 : nullptr);
+                     Dims, M, Fp8 ? &*Fp8 : nullptr, Math);
   W.UsefulFlops *= Used;
   if (Accumulate) {
     W.AccumulateBytes = result()->type().localBytes(M);

@@ -33,10 +33,18 @@ protected:
   OpOf() : Base(K) {}
 };
 
-/// A declared tensor (`tensor x : bf16[B_X, D];`): no operands.
+/// A declared tensor (`tensor x : bf16[B_X, D];`): no operands. A serving
+/// program's KV cache (`cache kc : fp8[B, S, K_T, H];`) is one too, marked:
+/// resident in HBM like a param, read by attention, written by `append`.
 class InputOp : public OpOf<InputOp, OpKind::Input> {
 public:
+  explicit InputOp(bool Cache = false) : Cache(Cache) {}
+  bool isCache() const { return Cache; }
+  std::string attrs(const TypeNames &N) const override;
   std::string verify(const TypeNames &N, bool Lowered) const override;
+
+private:
+  bool Cache;
 };
 
 /// A trainable weight (`param W : bf16[E, F_T];`) in its stored sharding;
@@ -104,6 +112,11 @@ public:
   };
   const std::optional<Fp8Gemm> &fp8() const { return Fp8; }
   void setFp8(Fp8Gemm F) { Fp8 = F; }
+  /// A mixed-precision product's math dtype (docs/inference.md: `fp8`
+  /// weights with `bf16` math): its peak prices the FLOPs, each operand's
+  /// bytes stay at its own dtype. None: the left operand's dtype.
+  const std::optional<DType> &mathDType() const { return Math; }
+  void setMathDType(DType T) { Math = T; }
 
   /// COST-MODEL.md §1 for a local product of \p L and \p R into \p Out:
   /// 2 x the product of the local extents of every distinct dim; with \p F,
@@ -111,7 +124,8 @@ public:
   static OpWork workFor(const ShardType &L, const ShardType &R,
                         const ShardType &Out,
                         llvm::ArrayRef<ContractionDim> Dims, const MeshSpec &M,
-                        const Fp8Gemm *F = nullptr);
+                        const Fp8Gemm *F = nullptr,
+                        std::optional<DType> Math = std::nullopt);
 
   std::string attrs(const TypeNames &N) const override;
   std::string verify(const TypeNames &N, bool Lowered) const override;
@@ -128,6 +142,7 @@ private:
   bool Accumulate;
   double Used;
   std::optional<Fp8Gemm> Fp8;
+  std::optional<DType> Math;
 };
 
 enum class ElementwiseFn : uint8_t {

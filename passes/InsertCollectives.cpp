@@ -436,8 +436,9 @@ void InsertCollectives::choose(unsigned Stmt, PlanSummary Chosen,
 PricedPlan InsertCollectives::price(const ContractionOp &O,
                                     const ContractionPlan &P) {
   const MeshSpec &M = C->mesh();
-  OpWork W = ContractionOp::workFor(P.L, P.R, P.Natural, O.dims(), M,
-                                    O.fp8() ? &*O.fp8() : nullptr);
+  OpWork W =
+      ContractionOp::workFor(P.L, P.R, P.Natural, O.dims(), M,
+                             O.fp8() ? &*O.fp8() : nullptr, O.mathDType());
   double Compute = computeTime(W, M.Cluster->Chip).time();
   PlanPrice Price; // Time holds the comms until the compute joins them
   // An operand step this block has already emitted is reused: it is free.

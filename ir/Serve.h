@@ -1,0 +1,65 @@
+//===- Serve.h - What a serving program asks ---------------------*- C++
+//-*-===//
+//
+// A file is a serving program when it has a `serve { }` block
+// (docs/inference.md): its forward program is written once over phase dims
+// (`dim B = batch, Q = new, S = context;`) and KV caches, and the serve
+// engine (serve/) compiles it once per instance (prefill, decode) with
+// those dims bound. The frontend checks the block and fills a ServeSpec:
+// plain data, with where each thing was written.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_IR_SERVE_H
+#define SHARDC_IR_SERVE_H
+
+#include "diag/Location.h"
+#include "ir/Types.h"
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace shardc {
+
+/// How requests share a replica (docs/inference.md, "Engine modes").
+enum class ServeMode : uint8_t {
+  Static,
+  Interleaved,
+  Continuous,
+  Disaggregated
+};
+
+/// The three phase dims, in `dim B = batch, Q = new, S = context;` order.
+enum class PhaseDim : uint8_t { Batch, New, Context };
+constexpr unsigned NumPhaseDims = 3;
+
+struct ServeSpec {
+  int64_t Prompt = 0; ///< P, mean prompt tokens
+  int64_t Output = 0; ///< G, tokens per request, the first from prefill
+  /// The batches `batch` names, ascending, no duplicates (a range's powers
+  /// of two and ends); `max` adds B_mem (BatchMax).
+  std::vector<int64_t> Batches;
+  bool BatchMax = false;
+  /// `batch = N .. max`: the powers of two from N up to B_mem are named
+  /// too; 0 otherwise.
+  int64_t PowersFrom = 0;
+  ServeMode Mode = ServeMode::Static;
+  int64_t Replicas = 1;
+  /// `compute = bf16`: mixed-precision contractions' math dtype (set on
+  /// each such op by the frontend; kept here for the report).
+  std::optional<DType> Compute;
+  double HbmUsable = 1.0;
+  std::optional<int64_t> MaxBatch;
+  std::optional<double> Price; ///< currency per chip-hour
+  /// Each phase dim's id, when declared.
+  std::optional<DimId> Dims[NumPhaseDims];
+  Loc At;      ///< the `serve` keyword
+  Loc BatchAt; ///< the `batch` value, or the block when not written
+
+  /// Decode's mean context S̄ = P + G/2, and the capacity S_cap = P + G.
+  double meanContext() const { return double(Prompt) + double(Output) / 2; }
+  int64_t capacity() const { return Prompt + Output; }
+};
+
+} // namespace shardc
+
+#endif // SHARDC_IR_SERVE_H
