@@ -53,7 +53,8 @@ struct SetAST {
 
 /// How a property is written: `name = expr;`, or in a search `name = ?;`,
 /// `name in SET;` or `name <= expr;`.
-enum class PropForm : uint8_t { Assign, Any, In, AtMost };
+/// In `serve`: `name = [a, b];` or `name = a .. b;` (List).
+enum class PropForm : uint8_t { Assign, Any, In, AtMost, List };
 
 /// `name = expr;` inside a chip, level or config block.
 struct Property {
@@ -61,7 +62,7 @@ struct Property {
   ExprPtr Value; ///< null for `= ?` and `in SET`
   PropForm Form = PropForm::Assign;
   Ident InWord;              ///< the word before a set (must be `in`)
-  std::optional<SetAST> Set; ///< for `in SET`
+  std::optional<SetAST> Set; ///< for `in SET` and a List
   llvm::SMRange Range;       ///< the whole property, its `;` included
 };
 
@@ -186,6 +187,11 @@ struct ParamDecl : DeclOf<DeclKind::Param> {
   std::optional<Ident> StateWord;
   TensorTypeAST State;
 };
+/// `cache kc : fp8[B, S, K_T, H];`
+struct CacheDecl : DeclOf<DeclKind::Cache> {
+  Ident Name;
+  TensorTypeAST Type;
+};
 /// `train { microbatches = 16; optimizer = adam; ... }`
 struct TrainDecl : DeclOf<DeclKind::Train> {
   std::vector<Property> Props;
@@ -193,6 +199,18 @@ struct TrainDecl : DeclOf<DeclKind::Train> {
 /// `search { chips <= 64; zero in {0, 1}; ... }`
 struct SearchDecl : DeclOf<DeclKind::Search> {
   std::vector<Property> Props;
+};
+/// A block nested in `serve` (`speculate { tokens = 4; }`): Name is its
+/// first word, checked by Sema.
+struct NestedBlockAST {
+  Ident Name;
+  std::vector<Property> Props;
+  llvm::SMRange Range;
+};
+/// `serve { prompt = 7680; output = 512; batch = 1 .. max; ... }`
+struct ServeDecl : DeclOf<DeclKind::Serve> {
+  std::vector<Property> Props;
+  std::vector<NestedBlockAST> Blocks;
 };
 struct RepeatDecl : DeclOf<DeclKind::Repeat> {
   ExprPtr Count;

@@ -87,7 +87,9 @@ private:
   DeclPtr configDecl(P::ConfigDeclContext *C);
   DeclPtr tensorDecl(P::TensorDeclContext *C);
   DeclPtr paramDecl(P::ParamDeclContext *C);
+  DeclPtr cacheDecl(P::CacheDeclContext *C);
   DeclPtr trainDecl(P::TrainDeclContext *C);
+  DeclPtr serveDecl(P::ServeDeclContext *C);
   DeclPtr searchDecl(P::SearchDeclContext *C);
   SetAST searchSet(P::SearchSetContext *C);
   DeclPtr repeatStmt(P::RepeatStmtContext *C);
@@ -141,8 +143,12 @@ DeclPtr Builder::item(P::ItemContext *C) {
     return tensorDecl(static_cast<P::TensorDeclContext *>(Child));
   case P::RuleParamDecl:
     return paramDecl(static_cast<P::ParamDeclContext *>(Child));
+  case P::RuleCacheDecl:
+    return cacheDecl(static_cast<P::CacheDeclContext *>(Child));
   case P::RuleTrainDecl:
     return trainDecl(static_cast<P::TrainDeclContext *>(Child));
+  case P::RuleServeDecl:
+    return serveDecl(static_cast<P::ServeDeclContext *>(Child));
   case P::RuleSearchDecl:
     return searchDecl(static_cast<P::SearchDeclContext *>(Child));
   case P::RuleRepeatStmt:
@@ -265,6 +271,51 @@ DeclPtr Builder::paramDecl(P::ParamDeclContext *C) {
     D->State.Range = {D->StateWord->Range.Start,
                       Text.range(token(C, P::RBRACK)).End};
   }
+  return D;
+}
+
+/// cacheDecl ::= 'cache' ID ':' tensorType ';'
+DeclPtr Builder::cacheDecl(P::CacheDeclContext *C) {
+  auto D = start<CacheDecl>(C);
+  D->Name = Text.ident(token(C, P::ID));
+  D->Type = tensorType(childAt<P::TensorTypeContext>(C, 3));
+  return D;
+}
+
+/// serveDecl ::= 'serve' '{' serveMember* '}'
+/// serveMember ::= propName ('=' serveValue ';' | '{' property* '}')
+/// serveValue ::= '[' expr (',' expr)* ']' | expr '..' expr | expr
+DeclPtr Builder::serveDecl(P::ServeDeclContext *C) {
+  auto D = start<ServeDecl>(C);
+  forEachChild<P::ServeMemberContext>(C, [&](P::ServeMemberContext *M) {
+    P::ServeValueContext *V = M->serveValue();
+    if (!V) {
+      NestedBlockAST B;
+      B.Name = {M->propName()->getText(), Text.range(M->propName())};
+      B.Range = Text.range(M);
+      forEachChild<P::PropertyContext>(
+          M, [&](auto *Prop) { B.Props.push_back(property(Prop)); });
+      D->Blocks.push_back(std::move(B));
+      return;
+    }
+    std::vector<P::ExprContext *> Es = V->expr();
+    Property Prop;
+    bool List = token(V, P::LBRACK) || token(V, P::DOTDOT);
+    if (!List && Es.size() == 1) {
+      Prop = property(M->propName(), Es[0]);
+    } else {
+      Prop.Name = {M->propName()->getText(), Text.range(M->propName())};
+      Prop.Form = PropForm::List;
+      SetAST S;
+      S.Range = Text.range(V);
+      S.IsRange = token(V, P::DOTDOT) != nullptr;
+      for (P::ExprContext *E : Es)
+        S.Items.push_back(expr(E));
+      Prop.Set = std::move(S);
+    }
+    Prop.Range = Text.range(M);
+    D->Props.push_back(std::move(Prop));
+  });
   return D;
 }
 

@@ -103,6 +103,7 @@ void Printer::props(const std::vector<Property> &Ps, unsigned Indent) {
     std::string V = P.Form == PropForm::Assign   ? "= " + expr(*P.Value)
                     : P.Form == PropForm::AtMost ? "<= " + expr(*P.Value)
                     : P.Form == PropForm::Any    ? std::string("= ?")
+                    : P.Form == PropForm::List   ? "= " + set(*P.Set)
                                                  : "in " + set(*P.Set);
     line(Indent,
          fmt::format("Property '{}' {} {}", P.Name.Name, at(P.Name.Range), V));
@@ -160,6 +161,15 @@ void Printer::decl(const Decl &D, unsigned Indent) {
          Head + " '" + Pm->Name.Name + "' : " + type(Pm->Type) +
              (Pm->StateWord ? " " + Pm->StateWord->Name + " " + type(Pm->State)
                             : ""));
+  } else if (auto *Ca = llvm::dyn_cast<CacheDecl>(&D)) {
+    line(Indent, Head + " '" + Ca->Name.Name + "' : " + type(Ca->Type));
+  } else if (auto *Sv = llvm::dyn_cast<ServeDecl>(&D)) {
+    line(Indent, Head);
+    props(Sv->Props, Indent + 1);
+    for (const NestedBlockAST &B : Sv->Blocks) {
+      line(Indent + 1, "'" + B.Name.Name + "' " + at(B.Name.Range));
+      props(B.Props, Indent + 2);
+    }
   } else if (auto *Tr = llvm::dyn_cast<TrainDecl>(&D)) {
     line(Indent, Head);
     props(Tr->Props, Indent + 1);

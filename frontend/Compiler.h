@@ -13,6 +13,7 @@
 #include "frontend/Parser.h"
 #include "ir/IR.h"
 #include "ir/Search.h"
+#include "ir/Serve.h"
 #include "llvm/Support/ErrorOr.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <deque>
@@ -48,6 +49,10 @@ struct Program {
   /// searched axis at size 1 and the train settings' first values, and the
   /// search (search/) compiles each candidate from it.
   std::optional<SearchSpec> Search;
+  /// Set when the main file has a `serve { }` block: IR is then checked
+  /// with the phase dims at batch 1, new = the prompt and context = the
+  /// capacity, and the serve engine (serve/) compiles each instance.
+  std::optional<ServeSpec> Serve;
   /// The stdlib folder the imports were searched in, read again only to say
   /// which import an undefined name is missing.
   std::string StdlibDir;

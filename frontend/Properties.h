@@ -46,6 +46,7 @@ enum class PropOwner : uint8_t {
   Config,
   Train,
   Search,
+  Serve,
   Attention,
   Moe
 };

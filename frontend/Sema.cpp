@@ -70,8 +70,10 @@ static std::optional<SymKind> declaredKind(DeclKind K) {
   case DeclKind::Config:
   case DeclKind::Train:
   case DeclKind::Search:
+  case DeclKind::Serve:
   case DeclKind::Tensor:
   case DeclKind::Param:
+  case DeclKind::Cache:
   case DeclKind::Repeat:
   case DeclKind::Assign:
     return std::nullopt;
@@ -110,6 +112,9 @@ void Sema::reportUndefined(const Ident &Name, llvm::StringRef What,
 }
 
 bool Sema::run() {
+  if (!P.Files.empty())
+    for (const DeclPtr &D : P.Files.back()->Items)
+      HasServe |= D && D->Kind == DeclKind::Serve;
   for (const auto &F : P.Files) {
     InMainFile = &F == &P.Files.back();
     for (const DeclPtr &D : F->Items) {
@@ -119,6 +124,7 @@ bool Sema::run() {
     }
   }
   bindPerStep();
+  bindPhaseDims();
   for (const auto &F : P.Files)
     for (DeclPtr &D : F->Items) {
       if (Diags.shouldStop())
@@ -128,7 +134,7 @@ bool Sema::run() {
       // lowered (the module owns what it refers to): freed as we go, the
       // ASTs of a large program never sit beside its whole IR.
       if (D->Kind == DeclKind::Tensor || D->Kind == DeclKind::Param ||
-          D->Kind == DeclKind::Assign)
+          D->Kind == DeclKind::Cache || D->Kind == DeclKind::Assign)
         D.reset();
     }
   reportUndivisible();
@@ -154,6 +160,7 @@ bool Sema::run() {
   if (TrainBlock && Config.Train && !Diags.hasErrors())
     markFp8Gemms();
   finishSearch();
+  finishServe();
   return !Diags.hasErrors();
 }
 

@@ -44,7 +44,13 @@ struct Symbol {
 llvm::SMRange unreducedRange(const TensorTypeAST &T);
 
 /// The builtins that are not per element (LANGUAGE.md §8).
-enum class ModelBuiltin : uint8_t { Attention, Embed, CrossEntropy, Moe };
+enum class ModelBuiltin : uint8_t {
+  Attention,
+  Embed,
+  CrossEntropy,
+  Moe,
+  Append
+};
 
 class Sema {
 public:
@@ -124,6 +130,28 @@ private:
   void checkSearchNeeds();
   SearchSpec Search;
   const SearchDecl *SearchBlock = nullptr;
+
+  // Serving (SemaServe.cpp): the `serve` block, the phase dims, caches and
+  // `append`. The program is checked with batch 1, new = the prompt and
+  // context = the capacity; the serve engine binds each instance's sizes.
+  void serveBlock(const ServeDecl &D);
+  void serveBatch(const Property &P);
+  /// `dim B = batch;`: the phase \p B names, declared as dim \p Dim; none
+  /// when its value is no phase.
+  bool phaseDim(const Binding &B, DimId Dim);
+  bool isPhaseName(llvm::StringRef Name) const;
+  void bindPhaseDims();
+  bool isPhaseDim(DimId D) const;
+  void cache(const CacheDecl &D);
+  Op *append(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+             const ShardType &Out);
+  void finishServe();
+  ServeSpec Serve;
+  const ServeDecl *ServeBlock = nullptr;
+  /// The main file has a `serve` block (wherever it is): only then are
+  /// `batch`, `new` and `context` reserved.
+  bool HasServe = false;
+  llvm::SMRange PhaseDimAt[NumPhaseDims];
   /// Searched axes by mesh name, until the program's mesh is known.
   std::vector<std::pair<std::string, SearchedAxis>> PendingAxes;
   /// Where each mesh is declared: a search without a block is reported

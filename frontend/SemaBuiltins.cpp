@@ -25,6 +25,7 @@ constexpr BuiltinInfo ModelBuiltins[] = {
     {"embed", ModelBuiltin::Embed, 2},
     {"cross_entropy", ModelBuiltin::CrossEntropy, 2},
     {"moe", ModelBuiltin::Moe, 3}, // 4 with `gated = true`: checked by moe()
+    {"append", ModelBuiltin::Append, 2},
 };
 
 const BuiltinInfo &info(ModelBuiltin B) {
@@ -61,6 +62,9 @@ DType Sema::defaultDType(ModelBuiltin B, llvm::ArrayRef<Value *> Args) {
     return DType::fp32;
   case ModelBuiltin::Moe:
     return Args[0]->type().Elt;
+  case ModelBuiltin::Append:
+    // The cache, in its dtype.
+    return Args[0]->type().Elt;
   }
   llvm_unreachable("every builtin is handled");
 }
@@ -88,6 +92,8 @@ Op *Sema::modelBuiltin(const AssignDecl &D, ModelBuiltin B,
     return crossEntropy(D, Args, Out);
   case ModelBuiltin::Moe:
     return moe(D, Args, Out);
+  case ModelBuiltin::Append:
+    return append(D, Args, Out);
   }
   llvm_unreachable("every builtin is handled");
 }
@@ -175,7 +181,8 @@ Op *Sema::attention(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                    dimListStr(T, Info->Names));
       return nullptr;
     }
-    if (T.Elt != Q.Elt) {
+    // A serving program's attention may read an fp8 cache with bf16 queries.
+    if (T.Elt != Q.Elt && !ServeBlock) {
       Diags.report(D.Args[I].Range, diag::DTypeMismatch, dtypeName(Q.Elt),
                    dtypeName(T.Elt));
       return nullptr;
@@ -228,7 +235,8 @@ Op *Sema::attention(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
   unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Attention);
   return Builder->create<AttentionOp>(Diags.location(D.Range.Start), St, Args,
                                       D.Out.Name, Out, Causal, Fused, Dropout,
-                                      Diags.location(D.Args[1].Range.Start));
+                                      Diags.location(D.Args[1].Range.Start),
+                                      /*Serving=*/ServeBlock != nullptr);
 }
 
 Op *Sema::embed(const AssignDecl &D, llvm::ArrayRef<Value *> Args,

@@ -110,6 +110,8 @@ void Sema::declareItem(const Decl &D) {
     train(*T);
   else if (auto *S = llvm::dyn_cast<SearchDecl>(&D))
     searchBlock(*S);
+  else if (auto *Sv = llvm::dyn_cast<ServeDecl>(&D))
+    serveBlock(*Sv);
 }
 
 /// The chip or cluster a derived preset starts from (LANGUAGE.md §10), or
@@ -485,7 +487,15 @@ void Sema::mesh(const MeshDecl &D) {
 
 void Sema::dims(const DimDecl &D) {
   for (const Binding &B : D.Bindings) {
-    std::optional<int64_t> N = evalWhole(*B.Value, "dim size", 1);
+    if (HasServe && isPhaseName(B.Name.Name))
+      Diags.report(B.Name.Range, diag::PhaseNameTaken, B.Name.Name, "dim");
+    // `dim B = batch;`: sized per serving phase (bindPhaseDims). Without
+    // `serve`, a dim or let of that name is read as before v0.3.
+    bool Phase = B.Value->Kind == ExprKind::Name &&
+                 isPhaseName(B.Value->Text) &&
+                 (HasServe || !lookup(B.Value->Text));
+    std::optional<int64_t> N =
+        Phase ? std::optional<int64_t>(1) : evalWhole(*B.Value, "dim size", 1);
     Symbol S{SymKind::Dim, B.Name.Range, !N};
     S.Value = Quantity::ofInt(N.value_or(1));
     S.Dim = Info->Names.Dims.size();
@@ -495,6 +505,8 @@ void Sema::dims(const DimDecl &D) {
     // A dim whose name was taken is reported once; its uses stay quiet.
     if (!declare(B.Name, S))
       RejectedDims.insert(B.Name.Name);
+    else if (Phase)
+      phaseDim(B, S.Dim);
     else if (!B.PerWord.Name.empty())
       perStep(B, S.Dim, N);
   }
@@ -504,6 +516,8 @@ void Sema::lets(const std::vector<Binding> &Bs) {
   for (const Binding &B : Bs) {
     if (!B.PerWord.Name.empty())
       Diags.report(B.PerWord.Range, diag::PerStepNotDim, B.Name.Name);
+    if (HasServe && isPhaseName(B.Name.Name))
+      Diags.report(B.Name.Range, diag::PhaseNameTaken, B.Name.Name, "let");
     std::optional<Quantity> Q = eval(*B.Value);
     Symbol S{SymKind::Let, B.Name.Range, !Q};
     S.Value = Q.value_or(Quantity{});

@@ -110,6 +110,11 @@ std::optional<Quantity> Sema::eval(const Expr &E) {
       Diags.report(E.Range, diag::PerStepDimRead, E.Text);
       return std::nullopt;
     }
+    if (S->Kind == SymKind::Dim && isPhaseDim(S->Dim)) {
+      // Sized per serving instance: nothing computed from it is fixed.
+      Diags.report(E.Range, diag::PhaseDimRead, E.Text);
+      return std::nullopt;
+    }
     if (S->Kind == SymKind::Dim) {
       if (Info->DimReadByExpr.size() <= S->Dim)
         Info->DimReadByExpr.resize(S->Dim + 1);

@@ -52,6 +52,7 @@ std::string formSpelling(const Property &P) {
   case PropForm::AtMost:
     return "<=";
   case PropForm::Assign:
+  case PropForm::List: // only `serve` parses it
     break;
   }
   return "=";

@@ -47,6 +47,8 @@ void Sema::programItem(const Decl &D) {
     tensor(*T);
   else if (auto *Pd = llvm::dyn_cast<ParamDecl>(&D))
     param(*Pd);
+  else if (auto *Cd = llvm::dyn_cast<CacheDecl>(&D))
+    cache(*Cd);
   else if (auto *R = llvm::dyn_cast<RepeatDecl>(&D))
     repeat(*R);
   else if (auto *A = llvm::dyn_cast<AssignDecl>(&D))
@@ -180,8 +182,8 @@ void Sema::repeat(const RepeatDecl &D) {
       break;
     if (auto *L = llvm::dyn_cast<LetDecl>(Item.get()))
       lets(L->Bindings);
-    else if (llvm::isa<TensorDecl, ParamDecl, AssignDecl, RepeatDecl>(
-                 Item.get()))
+    else if (llvm::isa<TensorDecl, ParamDecl, CacheDecl, AssignDecl,
+                       RepeatDecl>(Item.get()))
       programItem(*Item);
     else
       Diags.report(Item->Range, diag::DeclNotAllowedInRepeat,
@@ -329,9 +331,17 @@ void Sema::assign(const AssignDecl &D) {
         bindTensor(D.Out, nullptr);
         return;
       }
-  // A model builtin checks its own operands (token ids are int32).
+  // A model builtin checks its own operands (token ids are int32). A
+  // serving program's contraction may mix dtypes (fp8 weights, bf16
+  // activations): each operand's bytes at its dtype, the math at
+  // `compute` (or the wider operand's), the result in the wider.
+  bool Mixed =
+      Contract && ServeBlock && Args[0]->type().Elt != Args[1]->type().Elt;
+  if (Mixed && D.OutType.DType.Name.empty() &&
+      dtypeBytes(Args[1]->type().Elt) > dtypeBytes(Args[0]->type().Elt))
+    Out->Elt = Args[1]->type().Elt;
   for (Value *V : Args)
-    if (!Model && V->type().Elt != Args[0]->type().Elt) {
+    if (!Model && !Mixed && V->type().Elt != Args[0]->type().Elt) {
       Diags.report(D.Args[1].Range, diag::DTypeMismatch,
                    dtypeName(Args[0]->type().Elt), dtypeName(V->type().Elt));
       bindTensor(D.Out, nullptr);
@@ -405,12 +415,22 @@ Op *Sema::contraction(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                  typeStr(Out), typeStr(L), typeStr(R));
     return nullptr;
   }
-  if (!checkPeak(D, L.Elt, /*Matmul=*/true))
+  // Mixed dtypes (a serving program only): the math at `compute`, else
+  // at the wider operand's dtype.
+  std::optional<DType> Math;
+  if (L.Elt != R.Elt)
+    Math = Serve.Compute                           ? *Serve.Compute
+           : dtypeBytes(R.Elt) > dtypeBytes(L.Elt) ? R.Elt
+                                                   : L.Elt;
+  if (!checkPeak(D, Math.value_or(L.Elt), /*Matmul=*/true))
     return nullptr;
   noteTensorParallel(L, R, Args, Dims, D);
   unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Contraction);
-  return Builder->create<ContractionOp>(Diags.location(D.Range.Start), St, Args,
-                                        D.Out.Name, Out, Dims);
+  Op *O = Builder->create<ContractionOp>(Diags.location(D.Range.Start), St,
+                                         Args, D.Out.Name, Out, Dims);
+  if (Math)
+    llvm::cast<ContractionOp>(O)->setMathDType(*Math);
+  return O;
 }
 
 Op *Sema::elementwise(const AssignDecl &D, llvm::ArrayRef<Value *> Args,

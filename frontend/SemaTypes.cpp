@@ -174,6 +174,19 @@ bool Sema::checkAxes(llvm::ArrayRef<std::pair<AxisId, llvm::SMRange>> Uses) {
 bool Sema::checkDivisible(const IndexAST &I, const TensorDim &D,
                           bool HeadsIndex) {
   int64_t Shards = axesProduct(D.Axes, *Mesh);
+  // A phase dim's sizes are the serving instances': the serve engine's
+  // compiles check them (a `new` dim, 1 in decode, is never sharded).
+  if (isPhaseDim(D.Id)) {
+    if (Serve.Dims[1] && D.Id == *Serve.Dims[1] && !D.Axes.empty() &&
+        Shards > 1) {
+      std::vector<std::string> Names;
+      for (AxisId A : D.Axes)
+        Names.push_back(Mesh->Axes[A].Name);
+      Diags.report(I.Range, diag::NewDimSharded, Info->Names.Dims[D.Id],
+                   I.Id.Name, llvm::join(Names, " x "));
+    }
+    return true;
+  }
   if (Config.AllowPadding || D.Size % Shards == 0)
     return true;
   if (WrittenOperand) {

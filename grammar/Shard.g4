@@ -1,6 +1,7 @@
 // The surface syntax of `.shard` files (LANGUAGE.md v0.2: v0.1, §7's
 // `param` and `train`, §8's builtin options, §9's `repeat ... over`, §10's derived presets;
-// SEARCH.md v0.3's layout search: `?` sizes, `search { }`, `per step`).
+// SEARCH.md v0.3's layout search: `?` sizes, `search { }`, `per step`;
+// INFERENCE.md v0.3's serving: `cache`, `serve { }`).
 //
 // The grammar is deliberately permissive where a precise diagnostic is more
 // useful than a syntax error: unit names, property names, dtype names, mesh
@@ -21,7 +22,9 @@ item
   | configDecl
   | tensorDecl
   | paramDecl
+  | cacheDecl
   | trainDecl
+  | serveDecl
   | searchDecl
   | repeatStmt
   | assignStmt
@@ -52,7 +55,7 @@ searchSet   : '{' expr (',' expr)* '}' | expr '..' expr ;
 // config `mesh = M;`.
 propName    : word ('.' word)* ;
 word        : ID | IMPORT | CHIP | CLUSTER | LEVEL | MESH | DIM | LET | TENSOR
-            | REPEAT | CONFIG | PARAM | TRAIN | OVER | SEARCH ;
+            | REPEAT | CONFIG | PARAM | TRAIN | OVER | SEARCH | CACHE | SERVE ;
 
 meshDecl    : MESH ID '=' ID '[' meshAxis (',' meshAxis)* ']' ';' ;
 // A size is a number, `?` (searched) or `? in SET`.
@@ -66,7 +69,15 @@ tensorDecl  : TENSOR ID ':' tensorType ';' ;
 // `param W : bf16[E, F_T] state [E_D, F_T];`: the word before the explicit
 // state sharding is checked by the frontend (it must be `state`).
 paramDecl   : PARAM ID ':' tensorType (ID '[' indexList ']')? ';' ;
+// `cache kc : fp8[B, S, K_T, H];`: a KV cache, resident like a param.
+cacheDecl   : CACHE ID ':' tensorType ';' ;
 trainDecl   : TRAIN '{' searchProperty* '}' ;
+// `serve { prompt = 7680; batch = [1, 8, 64]; speculate { tokens = 4; } }`:
+// a value is an expr, a list `[a, b]` or a range `a .. b` (`1 .. max`); the
+// nested block shares the member's first word, as a chip's tile does.
+serveDecl   : SERVE '{' serveMember* '}' ;
+serveMember : propName ('=' serveValue ';' | '{' property* '}') ;
+serveValue  : '[' expr (',' expr)* ']' | expr '..' expr | expr ;
 searchDecl  : SEARCH '{' searchProperty* '}' ;
 // `bf16[I_X, J]{U_Y}`; an index is `I`, `I_XY` or `I_{a,b}` (ID then braces).
 tensorType  : ID '[' indexList ']' unreduced? ;
@@ -119,6 +130,8 @@ PARAM   : 'param' ;
 TRAIN   : 'train' ;
 OVER    : 'over' ;
 SEARCH  : 'search' ;
+CACHE   : 'cache' ;
+SERVE   : 'serve' ;
 
 ID      : [A-Za-z_] [A-Za-z0-9_]* ;
 // A word that starts with the micro sign (U+00B5, which the report prints in

@@ -448,6 +448,8 @@ void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
       });
     if (E.Search)
       E.Search(J);
+    if (E.Serve)
+      E.Serve(J);
     J.attribute("source", E.Source);
     J.attribute("status", E.Failed ? "error" : C ? "ok" : "no_mesh");
     if (C && C->Tables.Step)

@@ -74,6 +74,9 @@ struct JsonEntry {
   /// A layout search's `search` object (report/SearchReport.h); the entry
   /// is then row 1's report.
   std::function<void(JsonWriter &)> Search;
+  /// A serving program's `serve` object (report/ServeReport.h); the entry
+  /// is then the decode step's report at the serving batch.
+  std::function<void(JsonWriter &)> Serve;
 };
 void printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS);
 /// The report of one costed program, as a one-element array.

@@ -92,6 +92,12 @@ int searchAndEmit(unsigned Id, Program &P, DiagnosticEngine &Diags,
                   const DriverOptions &O, llvm::raw_ostream &OS,
                   JsonEntry *Json, SummaryRow *Summary);
 
+/// A checked program with a `serve` block (P.Serve): costs its instances
+/// and prints its report (docs/inference.md); the other outputs read the
+/// decode step at the serving batch. Returns the exit code.
+int serveAndEmit(Program &P, DiagnosticEngine &Diags, const DriverOptions &O,
+                 llvm::raw_ostream &OS, JsonEntry *Json, SummaryRow *Summary);
+
 } // namespace shardc
 
 #endif

@@ -129,6 +129,8 @@ int compileAndEmit(unsigned Id, DiagnosticEngine &Diags, const DriverOptions &O,
     return ExitInputErrors;
   if (P.Search && P.IR)
     return searchAndEmit(Id, P, Diags, O, OS, Json, Row);
+  if (P.Serve && P.IR && O.Emit != EmitKind::Best)
+    return serveAndEmit(P, Diags, O, OS, Json, Row);
   if (O.Emit == EmitKind::Best) {
     driverError() << "--emit=best prints a search's best layout; this file "
                      "searches nothing (no '?' size, searched knob or "

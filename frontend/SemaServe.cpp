@@ -1,0 +1,343 @@
+//===- SemaServe.cpp - serve { }, phase dims, cache, append ---------------===//
+//
+// docs/inference.md's language. The `serve` block is read in phase one with
+// the config; the phase dims (`dim B = batch, Q = new, S = context;`) are
+// bound after it, for the check, to batch 1, new = the prompt and context =
+// the capacity (the serve engine binds each instance's sizes, and checks
+// their divisibility there: here a phase dim is never "not divisible"). A
+// `cache` is an input marked resident; `append` writes rows into one.
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/Sema.h"
+#include "ir/ModelOps.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace shardc;
+
+namespace {
+constexpr const char *PhaseNames[NumPhaseDims] = {"batch", "new", "context"};
+} // namespace
+
+bool Sema::isPhaseName(llvm::StringRef Name) const {
+  return llvm::is_contained(PhaseNames, Name);
+}
+
+bool Sema::isPhaseDim(DimId D) const {
+  for (const std::optional<DimId> &P : Serve.Dims)
+    if (P && *P == D)
+      return true;
+  return false;
+}
+
+bool Sema::phaseDim(const Binding &B, DimId Dim) {
+  unsigned K = 0;
+  while (K < NumPhaseDims && B.Value->Text != PhaseNames[K])
+    ++K;
+  if (K == NumPhaseDims)
+    return false;
+  if (Serve.Dims[K]) {
+    Diags.report(B.Name.Range, diag::DuplicatePhaseDim, B.Name.Name,
+                 PhaseNames[K]);
+    Diags.report(PhaseDimAt[K], diag::PhaseDimHere,
+                 Info->Names.Dims[*Serve.Dims[K]], PhaseNames[K]);
+    return true;
+  }
+  Serve.Dims[K] = Dim;
+  PhaseDimAt[K] = B.Name.Range;
+  return true;
+}
+
+void Sema::bindPhaseDims() {
+  for (unsigned K = 0; K < NumPhaseDims; ++K) {
+    if (!Serve.Dims[K])
+      continue;
+    const std::string &Name = Info->Names.Dims[*Serve.Dims[K]];
+    if (!ServeBlock) {
+      Diags.report(PhaseDimAt[K], diag::PhaseDimNoServe, Name, PhaseNames[K]);
+      continue;
+    }
+    int64_t Size = PhaseDim(K) == PhaseDim::Batch ? 1
+                   : PhaseDim(K) == PhaseDim::New ? Serve.Prompt
+                                                  : Serve.capacity();
+    if (Symbol *S = lookup(Name); S && S->Kind == SymKind::Dim)
+      S->Value = Quantity::ofInt(std::max<int64_t>(Size, 1));
+  }
+}
+
+void Sema::serveBatch(const Property &P) {
+  auto IsMax = [](const Expr &E) {
+    return E.Kind == ExprKind::Name && E.Text == "max";
+  };
+  Serve.BatchAt = Diags.location(P.Name.Range.Start);
+  std::vector<int64_t> Out;
+  if (P.Form == PropForm::Assign) {
+    if (IsMax(*P.Value)) {
+      Serve.BatchMax = true;
+      return;
+    }
+    if (std::optional<int64_t> N = evalWhole(*P.Value, "batch", 1))
+      Serve.Batches = {*N};
+    return;
+  }
+  // The grammar gives `serve` no other form.
+  assert(P.Form == PropForm::List && P.Set && "a list or a range");
+  const SetAST &S = *P.Set;
+  if (S.IsRange) {
+    std::optional<int64_t> Lo = evalWhole(*S.Items[0], "batch", 1);
+    if (!Lo)
+      return;
+    bool ToMax = IsMax(*S.Items[1]);
+    std::optional<int64_t> Hi = ToMax ? std::optional<int64_t>(INT64_MAX)
+                                      : evalWhole(*S.Items[1], "batch", 1);
+    if (!Hi)
+      return;
+    if (*Lo > *Hi) {
+      Diags.report(S.Range, diag::ServeBatchRange, *Lo, *Hi);
+      return;
+    }
+    // The range's ends and the powers of two between them; to `max`, the
+    // engine adds the powers up to B_mem and B_mem itself.
+    Out.push_back(*Lo);
+    if (ToMax) {
+      Serve.BatchMax = true;
+      Serve.PowersFrom = *Lo;
+    } else {
+      for (int64_t B = 1; B < *Hi && B <= INT64_MAX / 2; B *= 2)
+        if (B > *Lo)
+          Out.push_back(B);
+      Out.push_back(*Hi);
+    }
+  } else {
+    for (const ExprPtr &E : S.Items) {
+      if (IsMax(*E)) {
+        Serve.BatchMax = true;
+        continue;
+      }
+      std::optional<int64_t> N = evalWhole(*E, "batch", 1);
+      if (!N)
+        return;
+      Out.push_back(*N);
+    }
+  }
+  llvm::sort(Out);
+  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  Serve.Batches = std::move(Out);
+}
+
+void Sema::serveBlock(const ServeDecl &D) {
+  if (!InMainFile) {
+    Diags.report(D.Range.Start, diag::ServeInImport);
+    return;
+  }
+  if (ServeBlock) {
+    Diags.report(D.Range.Start, diag::DuplicateServe);
+    Diags.report(ServeBlock->Range.Start, diag::FirstServeHere);
+    return;
+  }
+  ServeBlock = &D;
+  Serve.At = Diags.location(D.Range.Start);
+  Serve.BatchAt = Serve.At;
+  PropertySet Props;
+  checkProps(D.Props, PropOwner::Serve, "serve block", Props,
+             /*Block=*/nullptr, /*Skip=*/"batch");
+  bool BatchSeen = false;
+  for (const Property &P : D.Props) {
+    if (P.Name.Name == "batch") {
+      if (BatchSeen) {
+        Diags.report(P.Name.Range, diag::DuplicateProperty, "batch");
+        continue;
+      }
+      BatchSeen = true;
+      serveBatch(P);
+      continue;
+    }
+    if (P.Form == PropForm::List) {
+      if (findSchema(PropOwner::Serve, P.Name.Name))
+        Diags.report(P.Range, diag::ServeFormNotList, P.Name.Name);
+      else
+        Diags.report(P.Name.Range, diag::UnknownProperty, P.Name.Name,
+                     "serve block");
+      continue;
+    }
+    const PropSchema *S = findSchema(PropOwner::Serve, P.Name.Name);
+    if (!S || !Props.has(S->Id))
+      continue; // reported by checkProps
+    const PropValue &V = Props.get(S->Id);
+    switch (S->Id) {
+    case PropId::Serve_prompt:
+      Serve.Prompt = V.Whole;
+      break;
+    case PropId::Serve_output:
+      if (V.Whole < 2)
+        Diags.report(V.Range, diag::ServeCount, "output", 2, V.Whole);
+      else
+        Serve.Output = V.Whole;
+      break;
+    case PropId::Serve_mode:
+      if (auto I = choose(
+              P, V, {"static", "interleaved", "continuous", "disaggregated"})) {
+        if (*I >= 2)
+          Diags.report(V.Range, diag::ServeNotYet, "mode = " + V.Word);
+        else
+          Serve.Mode = ServeMode(*I);
+      }
+      break;
+    case PropId::Serve_context:
+      if (auto I = choose(P, V, {"mean", "exact"}); I && *I == 1)
+        Diags.report(V.Range, diag::ServeNotYet, "context = exact");
+      break;
+    case PropId::Serve_compute: {
+      bool None = false;
+      if (std::optional<DType> T = chooseDType(P, V, false, None))
+        Serve.Compute = *T;
+      break;
+    }
+    case PropId::Serve_replicas:
+      Serve.Replicas = V.Whole;
+      break;
+    case PropId::Serve_hbm_usable:
+      Serve.HbmUsable = V.Number;
+      break;
+    case PropId::Serve_max_batch:
+      Serve.MaxBatch = V.Whole;
+      break;
+    case PropId::Serve_price:
+      Serve.Price = V.Number;
+      break;
+    case PropId::Serve_chunk:
+    case PropId::Serve_prefill:
+    case PropId::Serve_decode:
+    case PropId::Serve_link:
+    case PropId::Serve_kv_fraction:
+      Diags.report(P.Name.Range, diag::ServeNotYet, "'" + P.Name.Name + "'");
+      break;
+    default:
+      break;
+    }
+  }
+  for (const NestedBlockAST &B : D.Blocks) {
+    if (B.Name.Name == "speculate")
+      Diags.report(B.Name.Range, diag::ServeNotYet, "'speculate'");
+    else
+      Diags.report(B.Name.Range, diag::ServeUnknownBlock, B.Name.Name);
+  }
+  if (!BatchSeen)
+    Serve.BatchMax = true;
+  // Missing: not written at all (a value written wrong was reported).
+  llvm::SMRange At(D.Range.Start, D.Range.Start);
+  auto Written = [&](llvm::StringRef Name) {
+    return llvm::any_of(D.Props,
+                        [&](const Property &P) { return P.Name.Name == Name; });
+  };
+  if (!Written("prompt"))
+    Diags.report(At, diag::ServeMissing, "prompt",
+                 "the mean prompt tokens, 'prompt = 2048;'");
+  if (!Written("output"))
+    Diags.report(At, diag::ServeMissing, "output",
+                 "the tokens each request generates, 'output = 256;'");
+}
+
+void Sema::cache(const CacheDecl &D) {
+  if (!chooseMesh(D.Range))
+    return;
+  std::optional<ShardType> T = resolveType(D.Type, /*NeedDType=*/true);
+  if (!ServeBlock) {
+    Diags.report(D.Name.Range, diag::CacheNoServe, D.Name.Name);
+    T.reset();
+  }
+  if (T && !T->Unreduced.empty()) {
+    Diags.report(D.Type.Range, diag::ParamUnreduced, D.Name.Name);
+    T.reset();
+  }
+  if (T) {
+    unsigned Batch = 0, Context = 0;
+    for (const TensorDim &Dm : T->Dims) {
+      Batch += Serve.Dims[0] && Dm.Id == *Serve.Dims[0];
+      Context += Serve.Dims[2] && Dm.Id == *Serve.Dims[2];
+    }
+    if (Batch != 1 || Context != 1) {
+      auto Name = [&](unsigned K) {
+        return Serve.Dims[K] ? "'" + Info->Names.Dims[*Serve.Dims[K]] + "'"
+                             : std::string("a '") + PhaseNames[K] + "' dim";
+      };
+      Diags.report(D.Type.Range, diag::CachePhaseDims, D.Name.Name,
+                   Name(0) + " and " + Name(2), dimListStr(*T, Info->Names));
+      T.reset();
+    }
+  }
+  Value *V = nullptr;
+  if (T) {
+    unsigned St = addStatement(D.Range, D.Name.Name, OpKind::Input);
+    V = Builder
+            ->create<InputOp>(Diags.location(D.Range.Start), St, {},
+                              D.Name.Name, *T, /*Cache=*/true)
+            ->result();
+  }
+  Symbol S{SymKind::Tensor, D.Name.Range, V == nullptr};
+  S.Tensor = V;
+  if (V)
+    Bound.push_back({D.Name, V});
+  declare(D.Name, S);
+}
+
+Op *Sema::append(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
+                 const ShardType &Out) {
+  const Op *Def = Args[0]->def();
+  auto *In = llvm::dyn_cast<InputOp>(Def);
+  if (!(In && In->isCache()) && !llvm::isa<AppendOp>(Def)) {
+    Diags.report(D.Args[0].Range, diag::AppendNotCache, D.Args[0].Name.Name);
+    return nullptr;
+  }
+  if (!checkBuiltinOperand(D, 1, Args[1], /*Ids=*/false, "rows of a cache"))
+    return nullptr;
+  const ShardType &C = Args[0]->type(), &R = Args[1]->type();
+  unsigned Pos = 0;
+  while (Pos < C.Dims.size() &&
+         !(Serve.Dims[2] && C.Dims[Pos].Id == *Serve.Dims[2]))
+    ++Pos;
+  // The rows: the cache's dims with the new tokens in the context's place.
+  bool Ok =
+      Serve.Dims[1] && Pos < C.Dims.size() && R.Dims.size() == C.Dims.size();
+  for (unsigned I = 0; Ok && I < C.Dims.size(); ++I)
+    Ok = I == Pos
+             ? R.Dims[I].Id == *Serve.Dims[1]
+             : R.Dims[I].Id == C.Dims[I].Id && R.Dims[I].Size == C.Dims[I].Size;
+  if (!Ok) {
+    std::string Want = "[";
+    for (unsigned I = 0; I < C.Dims.size(); ++I)
+      Want += (I ? ", " : "") + (I == Pos && Serve.Dims[1]
+                                     ? Info->Names.Dims[*Serve.Dims[1]]
+                                     : Info->Names.Dims[C.Dims[I].Id]);
+    Want += "]";
+    std::string NewName =
+        Serve.Dims[1] ? Info->Names.Dims[*Serve.Dims[1]] : "new";
+    std::string CtxName =
+        Serve.Dims[2] ? Info->Names.Dims[*Serve.Dims[2]] : "context";
+    Diags.report(D.Args[1].Range, diag::AppendRows, NewName, CtxName, Want,
+                 dimListStr(R, Info->Names));
+    return nullptr;
+  }
+  if (!(Out == C)) {
+    Diags.report(D.OutType.Range, diag::AppendResult, typeStr(C), typeStr(Out));
+    return nullptr;
+  }
+  unsigned St = addStatement(D.Range, D.Out.Name, OpKind::Append);
+  return Builder->create<AppendOp>(Diags.location(D.Range.Start), St, Args,
+                                   D.Out.Name, Out, Pos);
+}
+
+void Sema::finishServe() {
+  if (!ServeBlock)
+    return;
+  if (TrainBlock) {
+    Diags.report(ServeBlock->Range.Start, diag::ServeWithTrain);
+    return;
+  }
+  if (SearchBlock || !Search.Knobs.empty() || !PendingAxes.empty()) {
+    Diags.report(ServeBlock->Range.Start, diag::ServeWithSearch);
+    return;
+  }
+  if (Diags.hasErrors())
+    return;
+  P.Serve = Serve;
+}

@@ -1,0 +1,660 @@
+//===- Serve.cpp - The serving instances and their arithmetic -------------===//
+//
+// docs/inference.md §"Cost rules": each instance is compile(checked,
+// Layout) with the phase dims bound; the head (the statements after the
+// last top-level `repeat`) runs on the last position in prefill, so it is
+// read from a second compile with new = 1. Everything else here is the
+// engine arithmetic over the instances' statement costs.
+//
+//===----------------------------------------------------------------------===//
+#include "serve/Serve.h"
+#include "diag/Diagnostic.h"
+#include "ir/ModelOps.h"
+#include "support/Format.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+using namespace shardc;
+
+llvm::StringRef shardc::serveBoundName(ServeBound B) {
+  switch (B) {
+  case ServeBound::Compute:
+    return "compute";
+  case ServeBound::Memory:
+    return "memory";
+  case ServeBound::Comms:
+    return "comms";
+  case ServeBound::Latency:
+    return "latency";
+  }
+  llvm_unreachable("every bound is named");
+}
+
+namespace {
+
+class Engine {
+public:
+  Engine(const Module &Checked, const ServeSpec &S, const MeshSpec &Mesh,
+         DiagnosticEngine &Diags)
+      : Checked(Checked), S(S), Mesh(Mesh), Diags(Diags),
+        Chip(Mesh.Cluster->Chip) {}
+
+  llvm::Expected<std::optional<ServeResult>> run();
+
+private:
+  /// The program at batch \p B, \p New new tokens, \p Ctx context; null
+  /// after reporting a problem of the program at those sizes.
+  llvm::Expected<std::unique_ptr<MeshCompile>> compileAt(int64_t B, int64_t New,
+                                                         int64_t Ctx);
+  /// The instance from \p Full, its head rows from \p Head when given.
+  ServeInstance instance(llvm::StringRef Phase, int64_t B, int64_t New,
+                         double Ctx, const MeshCompile &Full,
+                         const MeshCompile *Head) const;
+  /// Decode at batch \p B (the mean context: two compiles when it is
+  /// fractional); \p Keep receives the compile at the lower context.
+  llvm::Expected<std::optional<ServeInstance>>
+  decode(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr);
+  llvm::Expected<std::optional<ServeInstance>>
+  prefill(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr);
+  bool isResident(const Value *V) const;
+  bool hasPhaseDim(const ShardType &T) const;
+  std::vector<double> statementWorkspace(const MeshCompile &C) const;
+  /// Bytes per chip of every cache at batch \p B and the capacity.
+  double kvBytes(int64_t B) const;
+  double weightBytes() const;
+  ServeMemory memory(int64_t B, const ServeInstance &Dec,
+                     const ServeInstance &Pre) const;
+  int64_t batchQuantum() const;
+  void constants(ServeResult &R, const ServeInstance &DecQ, int64_t Q) const;
+  double tpot(const ServeInstance &Dec, const ServeInstance &Pre1,
+              int64_t B) const;
+  void reportNoFit(int64_t B, const ServeMemory &M, bool Nothing) const;
+
+  const Module &Checked;
+  const ServeSpec &S;
+  const MeshSpec &Mesh;
+  DiagnosticEngine &Diags;
+  const ChipSpec &Chip;
+  std::vector<bool> HeadStmt;
+};
+
+bool Engine::hasPhaseDim(const ShardType &T) const {
+  for (const TensorDim &D : T.Dims)
+    for (const std::optional<DimId> &P : S.Dims)
+      if (P && *P == D.Id)
+        return true;
+  return false;
+}
+
+/// Params, caches (and what `append` returns: the cache), tensors without
+/// a phase dim, and views of them: in HBM across steps.
+bool Engine::isResident(const Value *V) const {
+  const Op *D = V->def();
+  if (!D)
+    return false;
+  if (llvm::isa<ParamOp, AppendOp>(D))
+    return true;
+  if (auto *In = llvm::dyn_cast<InputOp>(D))
+    return In->isCache() || !hasPhaseDim(V->type());
+  if (llvm::isa<ViewOp>(D))
+    return isResident(D->operand(0));
+  return false;
+}
+
+llvm::Expected<std::unique_ptr<MeshCompile>>
+Engine::compileAt(int64_t B, int64_t New, int64_t Ctx) {
+  Layout L{Mesh, DimSizeMap(), std::nullopt, nullptr};
+  const int64_t Sizes[NumPhaseDims] = {B, New, Ctx};
+  for (unsigned K = 0; K < NumPhaseDims; ++K)
+    if (S.Dims[K])
+      L.Dims[*S.Dims[K]] = Sizes[K];
+  auto C = compile(Checked, L, Diags);
+  if (!C)
+    return C.takeError();
+  if (Diags.hasErrors())
+    return nullptr;
+  return std::move(*C);
+}
+
+std::vector<double> Engine::statementWorkspace(const MeshCompile &C) const {
+  std::vector<double> Bytes(Checked.info().Statements.size(), 0.0);
+  std::vector<llvm::SmallPtrSet<const Value *, 8>> Seen(Bytes.size());
+  auto Add = [&](unsigned St, const Value *V) {
+    if (St >= Bytes.size() || isResident(V) || !Seen[St].insert(V).second)
+      return;
+    Bytes[St] += V->type().localBytes(C.mesh());
+  };
+  walk(C.lowered()->body(), [&](const Op &O) {
+    if (O.stmt() == NoStmt || llvm::isa<InputOp, ParamOp>(O))
+      return;
+    for (const Value *V : O.operands())
+      Add(O.stmt(), V);
+    if (O.result())
+      Add(O.stmt(), O.result());
+  });
+  return Bytes;
+}
+
+ServeInstance Engine::instance(llvm::StringRef Phase, int64_t B, int64_t New,
+                               double Ctx, const MeshCompile &Full,
+                               const MeshCompile *Head) const {
+  ServeInstance I;
+  I.Phase = Phase.str();
+  I.Batch = B;
+  I.New = New;
+  I.Context = Ctx;
+  std::vector<double> WsFull = statementWorkspace(Full), WsHead;
+  if (Head)
+    WsHead = statementWorkspace(*Head);
+  // Each statement's collectives: latency and bandwidth terms.
+  auto CommsOf = [](const MeshCompile &C) {
+    std::vector<std::pair<double, double>> Out(
+        C.checked().info().Statements.size(), {0.0, 0.0});
+    walk(C.lowered()->body(), [&](const Op &O) {
+      if (O.stmt() == NoStmt || O.id() >= C.Tables.Collectives.size())
+        return;
+      if (const auto &Cc = C.Tables.Collectives[O.id()]) {
+        Out[O.stmt()].first += Cc->LatencyTime;
+        Out[O.stmt()].second += Cc->Time - Cc->LatencyTime;
+      }
+    });
+    return Out;
+  };
+  auto CommsFull = CommsOf(Full);
+  std::vector<std::pair<double, double>> CommsHead;
+  if (Head)
+    CommsHead = CommsOf(*Head);
+  const auto &Stmts = Checked.info().Statements;
+  for (unsigned St = 0; St < Stmts.size(); ++St) {
+    bool FromHead = Head && St < HeadStmt.size() && HeadStmt[St];
+    const MeshCompile &C = FromHead ? *Head : Full;
+    const std::optional<OpCost> &Cost = C.Tables.StatementCosts[St];
+    if (!Cost || Stmts[St].Kind == OpKind::Input ||
+        Stmts[St].Kind == OpKind::Param)
+      continue;
+    ServeRow R;
+    R.Stmt = St;
+    R.Repeat = Stmts[St].Repeat;
+    R.Cost = *Cost;
+    R.Head = FromHead;
+    std::tie(R.Latency, R.Bandwidth) = (FromHead ? CommsHead : CommsFull)[St];
+    R.Bound = Cost->Bounded == Bound::Compute  ? ServeBound::Compute
+              : Cost->Bounded == Bound::Memory ? ServeBound::Memory
+              : R.Latency > R.Bandwidth        ? ServeBound::Latency
+                                               : ServeBound::Comms;
+    double N = double(R.Repeat);
+    I.Time += Cost->Time * N;
+    I.TMath += Cost->TMath * N;
+    I.THbm += Cost->THbm * N;
+    I.TComms += Cost->TComms * N;
+    I.ClassTime[unsigned(R.Bound)] += Cost->Time * N;
+    I.Latency += R.Latency * N;
+    I.Bandwidth += R.Bandwidth * N;
+    I.Workspace = std::max(I.Workspace, (FromHead ? WsHead : WsFull)[St]);
+    I.Rows.push_back(R);
+  }
+  unsigned Best = 0;
+  for (unsigned K = 1; K < NumServeBounds; ++K)
+    if (I.ClassTime[K] > I.ClassTime[Best])
+      Best = K;
+  I.Bound = ServeBound(Best);
+  return I;
+}
+
+/// \p A and \p B (one program at two contexts) mixed with weight \p W on
+/// B: the costs that are linear in the context, at a context between.
+ServeInstance mix(ServeInstance A, const ServeInstance &B, double W) {
+  auto Lerp = [W](double X, double Y) { return X + (Y - X) * W; };
+  for (size_t K = 0; K < A.Rows.size() && K < B.Rows.size(); ++K) {
+    OpCost &C = A.Rows[K].Cost;
+    const OpCost &D = B.Rows[K].Cost;
+    C.Time = Lerp(C.Time, D.Time);
+    C.TMath = Lerp(C.TMath, D.TMath);
+    C.THbm = Lerp(C.THbm, D.THbm);
+    C.TComms = Lerp(C.TComms, D.TComms);
+    C.Flops = Lerp(C.Flops, D.Flops);
+    C.HbmBytes = Lerp(C.HbmBytes, D.HbmBytes);
+  }
+  A.Time = Lerp(A.Time, B.Time);
+  A.TMath = Lerp(A.TMath, B.TMath);
+  A.THbm = Lerp(A.THbm, B.THbm);
+  A.TComms = Lerp(A.TComms, B.TComms);
+  for (unsigned K = 0; K < NumServeBounds; ++K)
+    A.ClassTime[K] = Lerp(A.ClassTime[K], B.ClassTime[K]);
+  A.Latency = Lerp(A.Latency, B.Latency);
+  A.Bandwidth = Lerp(A.Bandwidth, B.Bandwidth);
+  A.Workspace = std::max(A.Workspace, B.Workspace);
+  A.Context = Lerp(A.Context, B.Context);
+  return A;
+}
+
+llvm::Expected<std::optional<ServeInstance>>
+Engine::decode(int64_t B, std::unique_ptr<MeshCompile> *Keep) {
+  double Mean = S.meanContext();
+  int64_t Lo = int64_t(std::floor(Mean));
+  auto C = compileAt(B, 1, Lo);
+  if (!C)
+    return C.takeError();
+  if (!*C)
+    return std::nullopt;
+  ServeInstance I = instance("decode", B, 1, double(Lo), **C, nullptr);
+  if (double(Lo) != Mean) {
+    // G odd: S̄ is a half; the costs linear in the context are the mean of
+    // the two contexts around it.
+    auto Hi = compileAt(B, 1, Lo + 1);
+    if (!Hi)
+      return Hi.takeError();
+    if (!*Hi)
+      return std::nullopt;
+    I = mix(I, instance("decode", B, 1, double(Lo + 1), **Hi, nullptr),
+            Mean - double(Lo));
+  }
+  if (Keep)
+    *Keep = std::move(*C);
+  return I;
+}
+
+llvm::Expected<std::optional<ServeInstance>>
+Engine::prefill(int64_t B, std::unique_ptr<MeshCompile> *Keep) {
+  auto Full = compileAt(B, S.Prompt, S.Prompt);
+  if (!Full)
+    return Full.takeError();
+  if (!*Full)
+    return std::nullopt;
+  std::unique_ptr<MeshCompile> Head;
+  if (llvm::is_contained(HeadStmt, true) && S.Prompt > 1) {
+    auto H = compileAt(B, 1, S.Prompt);
+    if (!H)
+      return H.takeError();
+    if (!*H)
+      return std::nullopt;
+    Head = std::move(*H);
+  }
+  ServeInstance I =
+      instance("prefill", B, S.Prompt, double(S.Prompt), **Full, Head.get());
+  if (Keep)
+    *Keep = std::move(*Full);
+  return I;
+}
+
+double Engine::kvBytes(int64_t B) const {
+  double Bytes = 0;
+  walk<InputOp>(Checked.body(), [&](const InputOp &In) {
+    if (!In.isCache())
+      return;
+    ShardType T = In.result()->type();
+    DimSizeMap Sizes;
+    Sizes[*S.Dims[0]] = B;
+    Sizes[*S.Dims[2]] = S.capacity();
+    T.rebind(Sizes);
+    Bytes += T.localBytes(Mesh) * double(Checked.statement(In.stmt()).Repeat);
+  });
+  return Bytes;
+}
+
+double Engine::weightBytes() const {
+  double Bytes = 0;
+  walk(Checked.body(), [&](const Op &O) {
+    auto *In = llvm::dyn_cast<InputOp>(&O);
+    bool Weight = llvm::isa<ParamOp>(O) ||
+                  (In && !In->isCache() && !hasPhaseDim(O.result()->type()));
+    if (Weight)
+      Bytes += O.result()->type().localBytes(Mesh) *
+               double(Checked.statement(O.stmt()).Repeat);
+  });
+  return Bytes;
+}
+
+ServeMemory Engine::memory(int64_t B, const ServeInstance &Dec,
+                           const ServeInstance &Pre) const {
+  ServeMemory M;
+  M.Weights = weightBytes();
+  M.Kv = kvBytes(B);
+  M.Workspace = std::max(Dec.Workspace, Pre.Workspace);
+  M.Total = M.Weights + M.Kv + M.Workspace;
+  M.Usable = Chip.HbmBytes * S.HbmUsable;
+  return M;
+}
+
+/// The least common multiple of the axes that shard the batch dim in any
+/// type of the program: every batch is a multiple of it.
+int64_t Engine::batchQuantum() const {
+  int64_t Q = 1;
+  if (!S.Dims[0])
+    return Q;
+  walk(Checked.body(), [&](const Op &O) {
+    if (!O.result())
+      return;
+    const ShardType &T = O.result()->type();
+    if (auto I = T.dimIndex(*S.Dims[0])) {
+      int64_t P = 1;
+      for (AxisId A : T.Dims[*I].Axes)
+        P *= Mesh.Axes[A].Size;
+      Q = std::lcm(Q, P);
+    }
+  });
+  return Q;
+}
+
+double Engine::tpot(const ServeInstance &Dec, const ServeInstance &Pre1,
+                    int64_t B) const {
+  if (S.Mode == ServeMode::Interleaved)
+    return Dec.Time + double(B) / double(S.Output - 1) * Pre1.Time;
+  return Dec.Time;
+}
+
+void Engine::constants(ServeResult &R, const ServeInstance &DecQ,
+                       int64_t Q) const {
+  // B_crit per (weight dtype, compute dtype) pair of the contractions that
+  // read a param.
+  std::map<std::pair<unsigned, unsigned>, double> Pairs;
+  walk<ContractionOp>(Checked.body(), [&](const ContractionOp &O) {
+    for (unsigned K = 0; K < 2; ++K) {
+      const Op *D = O.operand(K)->def();
+      if (!llvm::isa<ParamOp>(D))
+        continue;
+      DType W = O.operand(K)->type().Elt;
+      DType Math = O.mathDType().value_or(O.operand(0)->type().Elt);
+      Pairs[{unsigned(W), unsigned(Math)}] +=
+          O.operand(K)->type().localBytes(Mesh) *
+          double(Checked.statement(D->stmt()).Repeat);
+    }
+  });
+  for (auto &[Key, Bytes] : Pairs) {
+    BatchCrit C;
+    C.Weights = DType(Key.first);
+    C.Compute = DType(Key.second);
+    C.WeightBytes = Bytes;
+    C.Batch = Chip.matmulPeak(C.Compute) * Chip.matmulCeiling(C.Compute) *
+              double(dtypeBytes(C.Weights)) /
+              (2 * Chip.HbmBw * Chip.HbmEfficiency);
+    R.Crit.push_back(C);
+  }
+  llvm::stable_sort(R.Crit, [](const BatchCrit &A, const BatchCrit &B) {
+    return A.WeightBytes > B.WeightBytes;
+  });
+  // B_lat: the decode collectives' bandwidth terms grow with the batch,
+  // their latency does not.
+  if (DecQ.Latency > 0 || DecQ.Bandwidth > 0) {
+    double PerRow = DecQ.Bandwidth / double(Q);
+    double X = PerRow > 0 ? DecQ.Latency / PerRow : INFINITY;
+    R.BLat = DecQ.Latency <= 0               ? 0
+             : !std::isfinite(X) || X > 1e15 ? int64_t(1e15)
+                                             : int64_t(std::ceil(X)) - 1;
+  }
+  // KV bytes per token and per sequence.
+  double PerTokenGlobal = 0;
+  walk<InputOp>(Checked.body(), [&](const InputOp &In) {
+    if (!In.isCache())
+      return;
+    ShardType T = In.result()->type();
+    DimSizeMap Sizes;
+    Sizes[*S.Dims[0]] = 1;
+    Sizes[*S.Dims[2]] = 1;
+    T.rebind(Sizes);
+    PerTokenGlobal += T.globalElements() * double(dtypeBytes(T.Elt)) *
+                      double(Checked.statement(In.stmt()).Repeat);
+  });
+  int64_t N = Mesh.numChips() * Q;
+  R.KvPerSequenceChip = kvBytes(N) / double(N);
+  R.KvPerTokenChip = R.KvPerSequenceChip / double(S.capacity());
+  R.KvPerToken = PerTokenGlobal;
+  R.KvPerSequence = PerTokenGlobal * double(S.capacity());
+}
+
+void Engine::reportNoFit(int64_t B, const ServeMemory &M, bool Nothing) const {
+  std::string Need = formatAmount(M.Total, "B"),
+              Has = formatAmount(M.Usable, "B");
+  if (Nothing)
+    Diags.report(S.BatchAt, diag::ServeNothingFits, B, Need, Chip.Name, Has);
+  else
+    Diags.report(S.BatchAt, diag::ServeBatchNoFit, B, Need, Chip.Name, Has);
+  std::pair<double, const char *> Terms[] = {
+      {M.Kv, "KV"}, {M.Weights, "weights"}, {M.Workspace, "workspace"}};
+  llvm::stable_sort(Terms, [](auto &A, auto &B) { return A.first > B.first; });
+  for (auto &[Bytes, Name] : Terms) {
+    if (Bytes <= 0)
+      continue;
+    std::string Hint =
+        Name == std::string("KV")
+            ? "a smaller batch, a shorter prompt or output, or an fp8 cache "
+              "shrinks it; sharding the cache's heads or batch over more "
+              "chips too"
+        : Name == std::string("weights")
+            ? "shard the params over more chips (tensor parallelism), or "
+              "store them in fp8"
+            : "a smaller batch (or prompt, in prefill) shrinks it";
+    Diags.report(S.BatchAt, diag::ServeMemoryTerm, std::string(Name),
+                 formatAmount(Bytes, "B"), Hint);
+  }
+}
+
+llvm::Expected<std::optional<ServeResult>> Engine::run() {
+  // The head: the statements after the last top-level repeat.
+  HeadStmt.assign(Checked.info().Statements.size(), false);
+  const Op *LastRepeat = nullptr;
+  for (const auto &O : Checked.body().ops())
+    if (llvm::isa<RepeatOp>(O.get()))
+      LastRepeat = O.get();
+  if (LastRepeat) {
+    bool After = false;
+    for (const auto &O : Checked.body().ops()) {
+      if (O.get() == LastRepeat) {
+        After = true;
+        continue;
+      }
+      if (After && O->stmt() != NoStmt && O->stmt() < HeadStmt.size())
+        HeadStmt[O->stmt()] = true;
+    }
+  }
+  ServeResult R;
+  R.Spec = S;
+  R.Chips = Mesh.numChips();
+  int64_t Q = batchQuantum();
+  bool Static = S.Mode == ServeMode::Static;
+
+  // One prompt's prefill (every mode but static reads it), and decode at
+  // the quantum: the constants and B_mem's first estimate.
+  auto Pre1 = prefill(Static ? Q : 1);
+  if (!Pre1)
+    return Pre1.takeError();
+  auto DecQ = decode(Q);
+  if (!DecQ)
+    return DecQ.takeError();
+  if (!*Pre1 || !*DecQ)
+    return std::nullopt;
+  constants(R, **DecQ, Q);
+
+  // Memory at a batch: decode's (and static prefill's) workspace grows with
+  // it; the rest of the modes prefill one prompt.
+  struct AtBatch {
+    ServeInstance Dec, Pre;
+    ServeMemory Mem;
+  };
+  std::map<int64_t, AtBatch> Cache;
+  auto At = [&](int64_t B) -> llvm::Expected<const AtBatch *> {
+    auto It = Cache.find(B);
+    if (It != Cache.end())
+      return &It->second;
+    auto D = decode(B);
+    if (!D)
+      return D.takeError();
+    if (!*D)
+      return nullptr;
+    ServeInstance P = **Pre1;
+    if (Static && B != Q) {
+      auto Pb = prefill(B);
+      if (!Pb)
+        return Pb.takeError();
+      if (!*Pb)
+        return nullptr;
+      P = **Pb;
+    }
+    AtBatch A{**D, P, memory(B, **D, P)};
+    return &Cache.emplace(B, std::move(A)).first->second;
+  };
+
+  // B_mem: from the affine estimate at Q and 2Q, then checked by compiles.
+  auto A1 = At(Q);
+  if (!A1)
+    return A1.takeError();
+  auto A2 = At(2 * Q);
+  if (!A2)
+    return A2.takeError();
+  if (!*A1 || !*A2)
+    return std::nullopt;
+  const ServeMemory &M1 = (*A1)->Mem, &M2 = (*A2)->Mem;
+  if (M1.Weights + M1.Workspace > M1.Usable) {
+    reportNoFit(Q, M1, /*Nothing=*/true);
+    return std::nullopt;
+  }
+  double PerQ = (M2.Total - M1.Total);
+  double Fixed = M1.Total - PerQ;
+  int64_t Steps = PerQ > 0 ? int64_t(std::floor((M1.Usable - Fixed) / PerQ))
+                           : int64_t(1) << 40;
+  int64_t Limit = (int64_t(1) << 40) / Q;
+  int64_t BMem = std::clamp<int64_t>(Steps, 1, Limit) * Q;
+  // The estimate is exact where the workspace is affine in the batch;
+  // the compiles settle it (a step down, or up, at a time).
+  for (unsigned Tries = 0; Tries < 64; ++Tries) {
+    auto A = At(BMem);
+    if (!A)
+      return A.takeError();
+    if (!*A)
+      return std::nullopt;
+    if ((*A)->Mem.fits()) {
+      auto Up = At(BMem + Q);
+      if (!Up)
+        return Up.takeError();
+      if (!*Up || !(*Up)->Mem.fits() || BMem + Q > Limit * Q)
+        break;
+      BMem += Q;
+    } else if (BMem > Q) {
+      BMem -= Q;
+    } else {
+      break;
+    }
+  }
+  R.MaxBatch = BMem;
+  R.MaxBatchBound = "memory";
+  if (S.MaxBatch && *S.MaxBatch < BMem) {
+    R.MaxBatch = std::max<int64_t>(Q, *S.MaxBatch / Q * Q);
+    R.MaxBatchBound = "max_batch";
+  }
+  {
+    auto A = At(R.MaxBatch);
+    if (!A)
+      return A.takeError();
+    if (!*A)
+      return std::nullopt;
+    const ServeMemory &M = (*A)->Mem;
+    R.LargestTerm = M.Kv >= M.Weights && M.Kv >= M.Workspace ? "KV"
+                    : M.Weights >= M.Workspace               ? "weights"
+                                                             : "workspace";
+  }
+
+  // The batches the curve shows and the serving batch.
+  std::vector<int64_t> Batches = S.Batches;
+  if (S.BatchMax) {
+    Batches.push_back(R.MaxBatch);
+    if (S.PowersFrom)
+      for (int64_t B = 1; B < R.MaxBatch; B *= 2)
+        if (B >= S.PowersFrom)
+          Batches.push_back(B);
+  }
+  std::optional<int64_t> CritRow;
+  if (!R.Crit.empty() && R.Crit.front().Batch >= 1 &&
+      R.Crit.front().Batch < 1e9) {
+    int64_t C = int64_t(std::ceil(R.Crit.front().Batch));
+    CritRow = (C + Q - 1) / Q * Q;
+  }
+  std::vector<int64_t> Named = Batches;
+  llvm::sort(Named);
+  Named.erase(std::unique(Named.begin(), Named.end()), Named.end());
+  std::vector<int64_t> Rows = Named;
+  Rows.push_back(R.MaxBatch);
+  if (CritRow)
+    Rows.push_back(*CritRow);
+  llvm::sort(Rows);
+  Rows.erase(std::unique(Rows.begin(), Rows.end()), Rows.end());
+
+  // The serving batch: the largest named that fits; a single number that
+  // does not is an error.
+  std::optional<int64_t> Serving;
+  for (int64_t B : Named) {
+    auto A = At(B);
+    if (!A)
+      return A.takeError();
+    if (!*A)
+      return std::nullopt;
+    if ((*A)->Mem.fits())
+      Serving = B;
+  }
+  if (!Serving) {
+    auto A = At(Named.front());
+    if (!A)
+      return A.takeError();
+    reportNoFit(Named.front(), (**A).Mem, /*Nothing=*/false);
+    return std::nullopt;
+  }
+  R.Batch = *Serving;
+
+  for (int64_t B : Rows) {
+    auto A = At(B);
+    if (!A)
+      return A.takeError();
+    if (!*A)
+      return std::nullopt;
+    CurveRow Row;
+    Row.Batch = B;
+    Row.Tpot = tpot((*A)->Dec, **Pre1, B);
+    double Rps =
+        Static ? double(B) / ((*A)->Pre.Time + double(S.Output - 1) * Row.Tpot)
+               : double(B) / (double(S.Output - 1) * Row.Tpot);
+    Row.TokensPerChip = double(S.Output) * Rps / double(R.Chips);
+    Row.Bound = (*A)->Dec.Bound;
+    Row.Memory = (*A)->Mem;
+    Row.MarkCrit = CritRow && B == *CritRow;
+    Row.MarkMax = B == R.MaxBatch;
+    Row.MarkLat = R.BLat && B <= *R.BLat;
+    R.Curve.push_back(Row);
+  }
+
+  // The serving batch's instances, read from fresh compiles kept for the
+  // report.
+  int64_t B = R.Batch;
+  auto Dec = decode(B, &R.DecodeCompile);
+  if (!Dec)
+    return Dec.takeError();
+  auto Pre = prefill(Static ? B : 1, &R.PrefillCompile);
+  if (!Pre)
+    return Pre.takeError();
+  if (!*Dec || !*Pre)
+    return std::nullopt;
+  R.Decode = **Dec;
+  R.Prefill = **Pre;
+  R.Memory = memory(B, R.Decode, Static ? R.Prefill : **Pre1);
+  R.Tpot = tpot(R.Decode, R.Prefill, B);
+  R.Ttft = R.Prefill.Time;
+  R.E2e = R.Ttft + double(S.Output - 1) * R.Tpot;
+  R.RequestsPerSecond =
+      Static ? double(B) / R.E2e : double(B) / (double(S.Output - 1) * R.Tpot);
+  R.TokensReplica = double(S.Output) * R.RequestsPerSecond;
+  R.TokensSystem = R.TokensReplica * double(S.Replicas);
+  R.TokensChip = R.TokensReplica / double(R.Chips);
+  if (S.Price)
+    R.CostPerMtok = *S.Price * 1e6 / (3600 * R.TokensChip);
+  return std::optional<ServeResult>(std::move(R));
+}
+
+} // namespace
+
+llvm::Expected<std::optional<ServeResult>>
+shardc::runServe(const Module &Checked, const ServeSpec &Spec,
+                 const MeshSpec &Mesh, DiagnosticEngine &Diags) {
+  Engine E(Checked, Spec, Mesh, Diags);
+  return E.run();
+}
