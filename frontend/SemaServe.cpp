@@ -176,7 +176,7 @@ void Sema::serveBlock(const ServeDecl &D) {
     case PropId::Serve_mode:
       if (auto I = choose(
               P, V, {"static", "interleaved", "continuous", "disaggregated"})) {
-        if (*I >= 2)
+        if (*I == 3)
           Diags.report(V.Range, diag::ServeNotYet, "mode = " + V.Word);
         else
           Serve.Mode = ServeMode(*I);
@@ -205,6 +205,8 @@ void Sema::serveBlock(const ServeDecl &D) {
       Serve.Price = V.Number;
       break;
     case PropId::Serve_chunk:
+      Serve.Chunk = V.Whole;
+      break;
     case PropId::Serve_prefill:
     case PropId::Serve_decode:
     case PropId::Serve_link:

@@ -49,6 +49,9 @@ struct ServeSpec {
   std::optional<DType> Compute;
   double HbmUsable = 1.0;
   std::optional<int64_t> MaxBatch;
+  /// `chunk`: continuous batching's prefill tokens per step (none:
+  /// unlimited, a whole prompt).
+  std::optional<int64_t> Chunk;
   std::optional<double> Price; ///< currency per chip-hour
   /// Each phase dim's id, when declared.
   std::optional<DimId> Dims[NumPhaseDims];

@@ -37,8 +37,9 @@ std::string contextText(double C) {
 void instanceTable(const ServeResult &R, const ServeInstance &I,
                    const MeshCompile &C, llvm::raw_ostream &OS) {
   OS << fmt::format("\n-- {} (batch {}, new {}, context {}): {}, bound {}\n",
-                    I.Phase, I.Batch, I.New, contextText(I.Context),
-                    formatTime(I.Time), serveBoundName(I.Bound).str());
+                    I.Phase == "step" ? std::string("step (mixed)") : I.Phase,
+                    I.Batch, I.New, contextText(I.Context), formatTime(I.Time),
+                    serveBoundName(I.Bound).str());
   const ProgramInfo &Info = C.checked().info();
   size_t W = 8;
   for (const ServeRow &Row : I.Rows)
@@ -65,6 +66,10 @@ void instanceTable(const ServeResult &R, const ServeInstance &I,
 }
 
 std::string bytes(double B) { return formatAmount(B, "B"); }
+
+const char *fitsText(const CurveRow &Row) {
+  return Row.OverChunk ? "chunk" : Row.Memory.fits() ? "yes" : "no";
+}
 
 std::string marks(const CurveRow &Row) {
   std::vector<std::string> M;
@@ -96,6 +101,8 @@ void shardc::printServeReport(const ServeResult &R, llvm::raw_ostream &OS) {
                     contextText(S.meanContext()), S.capacity(), R.Batch);
   instanceTable(R, R.Prefill, *R.PrefillCompile, OS);
   instanceTable(R, R.Decode, Dec, OS);
+  if (R.Step)
+    instanceTable(R, *R.Step, Dec, OS);
 
   OS << fmt::format("\nlatency: TTFT {}, TPOT {}, E2E {}\n", formatTime(R.Ttft),
                     formatTime(R.Tpot), formatTime(R.E2e));
@@ -117,11 +124,11 @@ void shardc::printServeReport(const ServeResult &R, llvm::raw_ostream &OS) {
   OS << fmt::format("\n{:>7}{:>12}{:>15}  {:<9}{:<6}{}\n", "batch", "TPOT",
                     "tokens/s/chip", "bound", "fits", "marks");
   for (const CurveRow &Row : R.Curve)
-    OS << llvm::StringRef(
-              fmt::format("{:>7}{:>12}{:>15}  {:<9}{:<6}{}", Row.Batch,
-                          formatTime(Row.Tpot), formatSig4(Row.TokensPerChip),
-                          serveBoundName(Row.Bound).str(),
-                          Row.Memory.fits() ? "yes" : "no", marks(Row)))
+    OS << llvm::StringRef(fmt::format("{:>7}{:>12}{:>15}  {:<9}{:<6}{}",
+                                      Row.Batch, formatTime(Row.Tpot),
+                                      formatSig4(Row.TokensPerChip),
+                                      serveBoundName(Row.Bound).str(),
+                                      fitsText(Row), marks(Row)))
               .rtrim()
        << "\n";
 
@@ -185,7 +192,7 @@ void shardc::serveJson(JsonWriter &J, const ServeResult &R) {
         J.object([&] {
           J.attribute("batch", Row.Batch);
           J.attribute("bound", serveBoundName(Row.Bound));
-          J.attribute("fits", Row.Memory.fits() ? "yes" : "no");
+          J.attribute("fits", fitsText(Row));
           J.attributeArray("marks", [&] {
             if (Row.MarkCrit)
               J.value("B_crit");
@@ -202,6 +209,8 @@ void shardc::serveJson(JsonWriter &J, const ServeResult &R) {
     J.attributeArray("instances", [&] {
       Instance(R.Prefill);
       Instance(R.Decode);
+      if (R.Step)
+        Instance(*R.Step);
     });
     J.attributeObject("memory", [&] {
       J.attribute("kv_bytes", R.Memory.Kv);

@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -61,7 +62,12 @@ private:
   prefill(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr);
   bool isResident(const Value *V) const;
   bool hasPhaseDim(const ShardType &T) const;
-  std::vector<double> statementWorkspace(const MeshCompile &C) const;
+  bool isWeight(const Value *V) const;
+  std::vector<std::pair<double, double>>
+  statementBytes(const MeshCompile &C) const;
+  /// The mixed step of continuous batching: \p Dec plus \p W of \p Pre.
+  ServeInstance mixedStep(const ServeInstance &Dec, const ServeInstance &Pre,
+                          double W) const;
   /// Bytes per chip of every cache at batch \p B and the capacity.
   double kvBytes(int64_t B) const;
   double weightBytes() const;
@@ -69,8 +75,19 @@ private:
                      const ServeInstance &Pre) const;
   int64_t batchQuantum() const;
   void constants(ServeResult &R, const ServeInstance &DecQ, int64_t Q) const;
-  double tpot(const ServeInstance &Dec, const ServeInstance &Pre1,
-              int64_t B) const;
+  /// Everything at one batch: its instances, memory and the mode's times.
+  struct AtBatch {
+    ServeInstance Dec, Pre, Step;
+    ServeMemory Mem;
+    double Tpot, Ttft, Rps;
+  };
+  using AtFn = std::function<llvm::Expected<const AtBatch *>(int64_t)>;
+  /// The largest batch (a multiple of \p Q) whose memory fits, from the
+  /// memory at Q (\p M1) and 2Q (\p M2).
+  llvm::Expected<std::optional<int64_t>> maxBatch(const AtFn &At,
+                                                  const ServeMemory &M1,
+                                                  const ServeMemory &M2,
+                                                  int64_t Q) const;
   void reportNoFit(int64_t B, const ServeMemory &M, bool Nothing) const;
 
   const Module &Checked;
@@ -104,6 +121,16 @@ bool Engine::isResident(const Value *V) const {
   return false;
 }
 
+/// A param or a tensor without a phase dim (and views of them).
+bool Engine::isWeight(const Value *V) const {
+  const Op *D = V->def();
+  if (auto *In = llvm::dyn_cast_or_null<InputOp>(D))
+    return !In->isCache() && !hasPhaseDim(V->type());
+  if (llvm::isa_and_nonnull<ViewOp>(D))
+    return isWeight(D->operand(0));
+  return llvm::isa_and_nonnull<ParamOp>(D);
+}
+
 llvm::Expected<std::unique_ptr<MeshCompile>>
 Engine::compileAt(int64_t B, int64_t New, int64_t Ctx) {
   Layout L{Mesh, DimSizeMap(), std::nullopt, nullptr};
@@ -119,13 +146,22 @@ Engine::compileAt(int64_t B, int64_t New, int64_t Ctx) {
   return std::move(*C);
 }
 
-std::vector<double> Engine::statementWorkspace(const MeshCompile &C) const {
-  std::vector<double> Bytes(Checked.info().Statements.size(), 0.0);
+/// Per statement of \p C: its non-resident bytes (operands and result,
+/// gathered values included) and its weights' bytes (the params and
+/// phase-free tensors it reads), each value once.
+std::vector<std::pair<double, double>>
+Engine::statementBytes(const MeshCompile &C) const {
+  std::vector<std::pair<double, double>> Bytes(Checked.info().Statements.size(),
+                                               {0.0, 0.0});
   std::vector<llvm::SmallPtrSet<const Value *, 8>> Seen(Bytes.size());
   auto Add = [&](unsigned St, const Value *V) {
-    if (St >= Bytes.size() || isResident(V) || !Seen[St].insert(V).second)
+    if (St >= Bytes.size() || !Seen[St].insert(V).second)
       return;
-    Bytes[St] += V->type().localBytes(C.mesh());
+    double B = V->type().localBytes(C.mesh());
+    if (!isResident(V))
+      Bytes[St].first += B;
+    else if (isWeight(V))
+      Bytes[St].second += B;
   };
   walk(C.lowered()->body(), [&](const Op &O) {
     if (O.stmt() == NoStmt || llvm::isa<InputOp, ParamOp>(O))
@@ -138,6 +174,54 @@ std::vector<double> Engine::statementWorkspace(const MeshCompile &C) const {
   return Bytes;
 }
 
+/// Each statement's collectives: their latency and bandwidth terms.
+static std::vector<std::pair<double, double>> commsOf(const MeshCompile &C) {
+  std::vector<std::pair<double, double>> Out(
+      C.checked().info().Statements.size(), {0.0, 0.0});
+  walk(C.lowered()->body(), [&](const Op &O) {
+    if (O.stmt() == NoStmt || O.id() >= C.Tables.Collectives.size())
+      return;
+    if (const auto &Cc = C.Tables.Collectives[O.id()]) {
+      Out[O.stmt()].first += Cc->LatencyTime;
+      Out[O.stmt()].second += Cc->Time - Cc->LatencyTime;
+    }
+  });
+  return Out;
+}
+
+/// A row's bound: the cost model's, and `latency` for a comms-bound row
+/// whose collectives' latency outweighs their bandwidth time.
+static ServeBound rowBound(const ServeRow &R) {
+  return R.Cost.Bounded == Bound::Compute  ? ServeBound::Compute
+         : R.Cost.Bounded == Bound::Memory ? ServeBound::Memory
+         : R.Latency > R.Bandwidth         ? ServeBound::Latency
+                                           : ServeBound::Comms;
+}
+
+/// The instance's totals from its rows (repeats applied).
+static void addUp(ServeInstance &I) {
+  I.Time = I.TMath = I.THbm = I.TComms = I.Latency = I.Bandwidth = 0;
+  I.Workspace = 0;
+  std::fill(std::begin(I.ClassTime), std::end(I.ClassTime), 0.0);
+  for (ServeRow &R : I.Rows) {
+    R.Bound = rowBound(R);
+    double N = double(R.Repeat);
+    I.Time += R.Cost.Time * N;
+    I.TMath += R.Cost.TMath * N;
+    I.THbm += R.Cost.THbm * N;
+    I.TComms += R.Cost.TComms * N;
+    I.ClassTime[unsigned(R.Bound)] += R.Cost.Time * N;
+    I.Latency += R.Latency * N;
+    I.Bandwidth += R.Bandwidth * N;
+    I.Workspace = std::max(I.Workspace, R.Workspace);
+  }
+  unsigned Best = 0;
+  for (unsigned K = 1; K < NumServeBounds; ++K)
+    if (I.ClassTime[K] > I.ClassTime[Best])
+      Best = K;
+  I.Bound = ServeBound(Best);
+}
+
 ServeInstance Engine::instance(llvm::StringRef Phase, int64_t B, int64_t New,
                                double Ctx, const MeshCompile &Full,
                                const MeshCompile *Head) const {
@@ -146,27 +230,12 @@ ServeInstance Engine::instance(llvm::StringRef Phase, int64_t B, int64_t New,
   I.Batch = B;
   I.New = New;
   I.Context = Ctx;
-  std::vector<double> WsFull = statementWorkspace(Full), WsHead;
-  if (Head)
-    WsHead = statementWorkspace(*Head);
-  // Each statement's collectives: latency and bandwidth terms.
-  auto CommsOf = [](const MeshCompile &C) {
-    std::vector<std::pair<double, double>> Out(
-        C.checked().info().Statements.size(), {0.0, 0.0});
-    walk(C.lowered()->body(), [&](const Op &O) {
-      if (O.stmt() == NoStmt || O.id() >= C.Tables.Collectives.size())
-        return;
-      if (const auto &Cc = C.Tables.Collectives[O.id()]) {
-        Out[O.stmt()].first += Cc->LatencyTime;
-        Out[O.stmt()].second += Cc->Time - Cc->LatencyTime;
-      }
-    });
-    return Out;
-  };
-  auto CommsFull = CommsOf(Full);
-  std::vector<std::pair<double, double>> CommsHead;
-  if (Head)
-    CommsHead = CommsOf(*Head);
+  auto BytesFull = statementBytes(Full), CommsFull = commsOf(Full);
+  decltype(BytesFull) BytesHead, CommsHead;
+  if (Head) {
+    BytesHead = statementBytes(*Head);
+    CommsHead = commsOf(*Head);
+  }
   const auto &Stmts = Checked.info().Statements;
   for (unsigned St = 0; St < Stmts.size(); ++St) {
     bool FromHead = Head && St < HeadStmt.size() && HeadStmt[St];
@@ -181,54 +250,63 @@ ServeInstance Engine::instance(llvm::StringRef Phase, int64_t B, int64_t New,
     R.Cost = *Cost;
     R.Head = FromHead;
     std::tie(R.Latency, R.Bandwidth) = (FromHead ? CommsHead : CommsFull)[St];
-    R.Bound = Cost->Bounded == Bound::Compute  ? ServeBound::Compute
-              : Cost->Bounded == Bound::Memory ? ServeBound::Memory
-              : R.Latency > R.Bandwidth        ? ServeBound::Latency
-                                               : ServeBound::Comms;
-    double N = double(R.Repeat);
-    I.Time += Cost->Time * N;
-    I.TMath += Cost->TMath * N;
-    I.THbm += Cost->THbm * N;
-    I.TComms += Cost->TComms * N;
-    I.ClassTime[unsigned(R.Bound)] += Cost->Time * N;
-    I.Latency += R.Latency * N;
-    I.Bandwidth += R.Bandwidth * N;
-    I.Workspace = std::max(I.Workspace, (FromHead ? WsHead : WsFull)[St]);
+    auto [Ws, Weights] = (FromHead ? BytesHead : BytesFull)[St];
+    R.Workspace = Ws;
+    R.WeightHbm =
+        Cost->HbmBytes > 0 ? Cost->THbm * Weights / Cost->HbmBytes : 0;
     I.Rows.push_back(R);
   }
-  unsigned Best = 0;
-  for (unsigned K = 1; K < NumServeBounds; ++K)
-    if (I.ClassTime[K] > I.ClassTime[Best])
-      Best = K;
-  I.Bound = ServeBound(Best);
+  addUp(I);
   return I;
 }
 
 /// \p A and \p B (one program at two contexts) mixed with weight \p W on
 /// B: the costs that are linear in the context, at a context between.
-ServeInstance mix(ServeInstance A, const ServeInstance &B, double W) {
+static ServeInstance mix(ServeInstance A, const ServeInstance &B, double W) {
   auto Lerp = [W](double X, double Y) { return X + (Y - X) * W; };
   for (size_t K = 0; K < A.Rows.size() && K < B.Rows.size(); ++K) {
-    OpCost &C = A.Rows[K].Cost;
-    const OpCost &D = B.Rows[K].Cost;
+    ServeRow &R = A.Rows[K];
+    const ServeRow &Q = B.Rows[K];
+    OpCost &C = R.Cost;
+    const OpCost &D = Q.Cost;
     C.Time = Lerp(C.Time, D.Time);
     C.TMath = Lerp(C.TMath, D.TMath);
     C.THbm = Lerp(C.THbm, D.THbm);
     C.TComms = Lerp(C.TComms, D.TComms);
     C.Flops = Lerp(C.Flops, D.Flops);
     C.HbmBytes = Lerp(C.HbmBytes, D.HbmBytes);
+    R.Latency = Lerp(R.Latency, Q.Latency);
+    R.Bandwidth = Lerp(R.Bandwidth, Q.Bandwidth);
+    R.Workspace = std::max(R.Workspace, Q.Workspace);
   }
-  A.Time = Lerp(A.Time, B.Time);
-  A.TMath = Lerp(A.TMath, B.TMath);
-  A.THbm = Lerp(A.THbm, B.THbm);
-  A.TComms = Lerp(A.TComms, B.TComms);
-  for (unsigned K = 0; K < NumServeBounds; ++K)
-    A.ClassTime[K] = Lerp(A.ClassTime[K], B.ClassTime[K]);
-  A.Latency = Lerp(A.Latency, B.Latency);
-  A.Bandwidth = Lerp(A.Bandwidth, B.Bandwidth);
-  A.Workspace = std::max(A.Workspace, B.Workspace);
   A.Context = Lerp(A.Context, B.Context);
+  addUp(A);
   return A;
+}
+
+ServeInstance Engine::mixedStep(const ServeInstance &Dec,
+                                const ServeInstance &Pre, double W) const {
+  // Decode at its batch plus W of one prompt's prefill, statement by
+  // statement: FLOPs and every byte but the weights' add (the weights are
+  // read once), each collective moves both volumes under one latency.
+  ServeInstance I = Dec;
+  I.Phase = "step";
+  for (size_t K = 0; K < I.Rows.size() && K < Pre.Rows.size(); ++K) {
+    ServeRow &R = I.Rows[K];
+    const ServeRow &P = Pre.Rows[K];
+    OpCost &C = R.Cost;
+    C.Flops += W * P.Cost.Flops;
+    C.HbmBytes += W * P.Cost.HbmBytes;
+    C.TMath += W * P.Cost.TMath;
+    C.THbm += W * (P.Cost.THbm - P.WeightHbm);
+    C.TSerial += W * P.Cost.TSerial;
+    C.TComms += W * P.Bandwidth;
+    finishCost(C, Checked.config().Overlap);
+    R.Bandwidth += W * P.Bandwidth;
+    R.Workspace += W * P.Workspace;
+  }
+  addUp(I);
+  return I;
 }
 
 llvm::Expected<std::optional<ServeInstance>>
@@ -337,13 +415,6 @@ int64_t Engine::batchQuantum() const {
     }
   });
   return Q;
-}
-
-double Engine::tpot(const ServeInstance &Dec, const ServeInstance &Pre1,
-                    int64_t B) const {
-  if (S.Mode == ServeMode::Interleaved)
-    return Dec.Time + double(B) / double(S.Output - 1) * Pre1.Time;
-  return Dec.Time;
 }
 
 void Engine::constants(ServeResult &R, const ServeInstance &DecQ,
@@ -455,6 +526,11 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
   R.Chips = Mesh.numChips();
   int64_t Q = batchQuantum();
   bool Static = S.Mode == ServeMode::Static;
+  bool Continuous = S.Mode == ServeMode::Continuous;
+  double G1 = double(S.Output - 1), P = double(S.Prompt);
+  // Continuous batching: a step carries B·P/(G − 1) prefill tokens, at
+  // most `chunk` (unlimited: a whole prompt).
+  double Chunk = S.Chunk ? double(*S.Chunk) : P;
 
   // One prompt's prefill (every mode but static reads it), and decode at
   // the quantum: the constants and B_mem's first estimate.
@@ -468,12 +544,8 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
     return std::nullopt;
   constants(R, **DecQ, Q);
 
-  // Memory at a batch: decode's (and static prefill's) workspace grows with
-  // it; the rest of the modes prefill one prompt.
-  struct AtBatch {
-    ServeInstance Dec, Pre;
-    ServeMemory Mem;
-  };
+  // Everything at one batch: its instances, memory and the mode's times
+  // (docs/inference.md, "Engine modes").
   std::map<int64_t, AtBatch> Cache;
   auto At = [&](int64_t B) -> llvm::Expected<const AtBatch *> {
     auto It = Cache.find(B);
@@ -484,16 +556,28 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
       return D.takeError();
     if (!*D)
       return nullptr;
-    ServeInstance P = **Pre1;
+    AtBatch A{**D, **Pre1, {}, {}, 0, 0, 0};
     if (Static && B != Q) {
       auto Pb = prefill(B);
       if (!Pb)
         return Pb.takeError();
       if (!*Pb)
         return nullptr;
-      P = **Pb;
+      A.Pre = **Pb;
     }
-    AtBatch A{**D, P, memory(B, **D, P)};
+    if (Continuous) {
+      A.Step = mixedStep(A.Dec, A.Pre, double(B) / G1);
+      ServeInstance First = mixedStep(A.Dec, A.Pre, std::min(Chunk, P) / P);
+      A.Mem = memory(B, A.Step, First);
+      A.Tpot = A.Step.Time;
+      A.Ttft = std::ceil(P / Chunk) * First.Time;
+    } else {
+      A.Mem = memory(B, A.Dec, A.Pre);
+      A.Tpot = Static ? A.Dec.Time : A.Dec.Time + double(B) / G1 * A.Pre.Time;
+      A.Ttft = A.Pre.Time;
+    }
+    A.Rps =
+        Static ? double(B) / (A.Ttft + G1 * A.Tpot) : double(B) / (G1 * A.Tpot);
     return &Cache.emplace(B, std::move(A)).first->second;
   };
 
@@ -511,69 +595,41 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
     reportNoFit(Q, M1, /*Nothing=*/true);
     return std::nullopt;
   }
-  double PerQ = (M2.Total - M1.Total);
-  double Fixed = M1.Total - PerQ;
-  int64_t Steps = PerQ > 0 ? int64_t(std::floor((M1.Usable - Fixed) / PerQ))
-                           : int64_t(1) << 40;
-  int64_t Limit = (int64_t(1) << 40) / Q;
-  int64_t BMem = std::clamp<int64_t>(Steps, 1, Limit) * Q;
-  // The estimate is exact where the workspace is affine in the batch;
-  // the compiles settle it (a step down, or up, at a time).
-  for (unsigned Tries = 0; Tries < 64; ++Tries) {
-    auto A = At(BMem);
-    if (!A)
-      return A.takeError();
-    if (!*A)
-      return std::nullopt;
-    if ((*A)->Mem.fits()) {
-      auto Up = At(BMem + Q);
-      if (!Up)
-        return Up.takeError();
-      if (!*Up || !(*Up)->Mem.fits() || BMem + Q > Limit * Q)
-        break;
-      BMem += Q;
-    } else if (BMem > Q) {
-      BMem -= Q;
-    } else {
-      break;
-    }
-  }
-  R.MaxBatch = BMem;
+  auto BMem = maxBatch(At, M1, M2, Q);
+  if (!BMem)
+    return BMem.takeError();
+  if (!*BMem)
+    return std::nullopt;
+  R.MaxBatch = **BMem;
   R.MaxBatchBound = "memory";
-  if (S.MaxBatch && *S.MaxBatch < BMem) {
+  int64_t ChunkLimit = int64_t(std::floor(Chunk * G1 / P)) / Q * Q;
+  if (Continuous && ChunkLimit < R.MaxBatch) {
+    R.MaxBatch = std::max(Q, ChunkLimit);
+    R.MaxBatchBound = "chunk";
+  }
+  if (S.MaxBatch && *S.MaxBatch < R.MaxBatch) {
     R.MaxBatch = std::max<int64_t>(Q, *S.MaxBatch / Q * Q);
     R.MaxBatchBound = "max_batch";
   }
-  {
-    auto A = At(R.MaxBatch);
-    if (!A)
-      return A.takeError();
-    if (!*A)
-      return std::nullopt;
-    const ServeMemory &M = (*A)->Mem;
-    R.LargestTerm = M.Kv >= M.Weights && M.Kv >= M.Workspace ? "KV"
-                    : M.Weights >= M.Workspace               ? "weights"
-                                                             : "workspace";
-  }
+  auto OverChunk = [&](int64_t B) { return Continuous && B > ChunkLimit; };
 
   // The batches the curve shows and the serving batch.
-  std::vector<int64_t> Batches = S.Batches;
+  std::vector<int64_t> Named = S.Batches;
   if (S.BatchMax) {
-    Batches.push_back(R.MaxBatch);
+    Named.push_back(R.MaxBatch);
     if (S.PowersFrom)
       for (int64_t B = 1; B < R.MaxBatch; B *= 2)
         if (B >= S.PowersFrom)
-          Batches.push_back(B);
+          Named.push_back(B);
   }
+  llvm::sort(Named);
+  Named.erase(std::unique(Named.begin(), Named.end()), Named.end());
   std::optional<int64_t> CritRow;
   if (!R.Crit.empty() && R.Crit.front().Batch >= 1 &&
       R.Crit.front().Batch < 1e9) {
     int64_t C = int64_t(std::ceil(R.Crit.front().Batch));
     CritRow = (C + Q - 1) / Q * Q;
   }
-  std::vector<int64_t> Named = Batches;
-  llvm::sort(Named);
-  Named.erase(std::unique(Named.begin(), Named.end()), Named.end());
   std::vector<int64_t> Rows = Named;
   Rows.push_back(R.MaxBatch);
   if (CritRow)
@@ -581,8 +637,7 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
   llvm::sort(Rows);
   Rows.erase(std::unique(Rows.begin(), Rows.end()), Rows.end());
 
-  // The serving batch: the largest named that fits; a single number that
-  // does not is an error.
+  // The serving batch: the largest named that fits; none is an error.
   std::optional<int64_t> Serving;
   for (int64_t B : Named) {
     auto A = At(B);
@@ -590,14 +645,19 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
       return A.takeError();
     if (!*A)
       return std::nullopt;
-    if ((*A)->Mem.fits())
+    if ((*A)->Mem.fits() && !OverChunk(B))
       Serving = B;
   }
   if (!Serving) {
-    auto A = At(Named.front());
+    int64_t B = Named.front();
+    auto A = At(B);
     if (!A)
       return A.takeError();
-    reportNoFit(Named.front(), (**A).Mem, /*Nothing=*/false);
+    if (OverChunk(B) && (*A)->Mem.fits())
+      Diags.report(S.BatchAt, diag::ServeChunkTooSmall, B,
+                   formatSig4(double(B) * P / G1), int64_t(Chunk), ChunkLimit);
+    else
+      reportNoFit(B, (**A).Mem, /*Nothing=*/false);
     return std::nullopt;
   }
   R.Batch = *Serving;
@@ -610,44 +670,92 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
       return std::nullopt;
     CurveRow Row;
     Row.Batch = B;
-    Row.Tpot = tpot((*A)->Dec, **Pre1, B);
-    double Rps =
-        Static ? double(B) / ((*A)->Pre.Time + double(S.Output - 1) * Row.Tpot)
-               : double(B) / (double(S.Output - 1) * Row.Tpot);
-    Row.TokensPerChip = double(S.Output) * Rps / double(R.Chips);
-    Row.Bound = (*A)->Dec.Bound;
+    Row.Tpot = (*A)->Tpot;
+    Row.TokensPerChip = double(S.Output) * (*A)->Rps / double(R.Chips);
+    Row.Bound = Continuous ? (*A)->Step.Bound : (*A)->Dec.Bound;
     Row.Memory = (*A)->Mem;
+    Row.OverChunk = OverChunk(B);
     Row.MarkCrit = CritRow && B == *CritRow;
     Row.MarkMax = B == R.MaxBatch;
     Row.MarkLat = R.BLat && B <= *R.BLat;
     R.Curve.push_back(Row);
   }
 
-  // The serving batch's instances, read from fresh compiles kept for the
-  // report.
+  // The serving batch's numbers, and its compiles kept for the report.
   int64_t B = R.Batch;
+  auto A = At(B);
+  if (!A)
+    return A.takeError();
   auto Dec = decode(B, &R.DecodeCompile);
   if (!Dec)
     return Dec.takeError();
   auto Pre = prefill(Static ? B : 1, &R.PrefillCompile);
   if (!Pre)
     return Pre.takeError();
-  if (!*Dec || !*Pre)
+  if (!*A || !*Dec || !*Pre)
     return std::nullopt;
-  R.Decode = **Dec;
-  R.Prefill = **Pre;
-  R.Memory = memory(B, R.Decode, Static ? R.Prefill : **Pre1);
-  R.Tpot = tpot(R.Decode, R.Prefill, B);
-  R.Ttft = R.Prefill.Time;
-  R.E2e = R.Ttft + double(S.Output - 1) * R.Tpot;
-  R.RequestsPerSecond =
-      Static ? double(B) / R.E2e : double(B) / (double(S.Output - 1) * R.Tpot);
+  R.Decode = (*A)->Dec;
+  R.Prefill = (*A)->Pre;
+  if (Continuous)
+    R.Step = (*A)->Step;
+  R.Memory = (*A)->Mem;
+  R.Tpot = (*A)->Tpot;
+  R.Ttft = (*A)->Ttft;
+  R.E2e = R.Ttft + G1 * R.Tpot;
+  R.RequestsPerSecond = (*A)->Rps;
   R.TokensReplica = double(S.Output) * R.RequestsPerSecond;
   R.TokensSystem = R.TokensReplica * double(S.Replicas);
   R.TokensChip = R.TokensReplica / double(R.Chips);
   if (S.Price)
     R.CostPerMtok = *S.Price * 1e6 / (3600 * R.TokensChip);
+  auto AMax = At(R.MaxBatch);
+  if (!AMax)
+    return AMax.takeError();
+  if (!*AMax)
+    return std::nullopt;
+  const ServeMemory &MM = (*AMax)->Mem;
+  R.LargestTerm = MM.Kv >= MM.Weights && MM.Kv >= MM.Workspace ? "KV"
+                  : MM.Weights >= MM.Workspace                 ? "weights"
+                                                               : "workspace";
   return std::optional<ServeResult>(std::move(R));
+}
+
+llvm::Expected<std::optional<int64_t>> Engine::maxBatch(const AtFn &At,
+                                                        const ServeMemory &M1,
+                                                        const ServeMemory &M2,
+                                                        int64_t Q) const {
+  double PerQ = M2.Total - M1.Total;
+  double Fixed = M1.Total - PerQ;
+  int64_t Limit = (int64_t(1) << 40) / Q;
+  int64_t Steps = PerQ > 0
+                      ? int64_t(std::min(std::floor((M1.Usable - Fixed) / PerQ),
+                                         double(Limit)))
+                      : Limit;
+  int64_t BMem = std::clamp<int64_t>(Steps, 1, Limit) * Q;
+  // The estimate is exact where the workspace is affine in the batch; the
+  // compiles settle it, a step at a time.
+  for (unsigned Tries = 0; Tries < 64; ++Tries) {
+    auto A = At(BMem);
+    if (!A)
+      return A.takeError();
+    if (!*A)
+      return std::nullopt;
+    if ((*A)->Mem.fits()) {
+      if (BMem + Q > Limit * Q)
+        break;
+      auto Up = At(BMem + Q);
+      if (!Up)
+        return Up.takeError();
+      if (!*Up || !(*Up)->Mem.fits())
+        break;
+      BMem += Q;
+    } else if (BMem > Q) {
+      BMem -= Q;
+    } else {
+      break;
+    }
+  }
+  return std::optional<int64_t>(BMem);
 }
 
 } // namespace

@@ -41,6 +41,9 @@ struct ServeRow {
   ServeBound Bound = ServeBound::Compute;
   /// Costed with new = 1 (the head, in prefill).
   bool Head = false;
+  /// Its non-resident bytes (operands and result, gathered values
+  /// included), and the part of its T_hbm that reads weights.
+  double Workspace = 0, WeightHbm = 0;
 };
 
 /// One instance: the program at one set of phase sizes.
@@ -77,6 +80,8 @@ struct CurveRow {
   double Tpot = 0, TokensPerChip = 0;
   ServeBound Bound = ServeBound::Compute;
   ServeMemory Memory;
+  /// Continuous batching: its prefill tokens per step are over `chunk`.
+  bool OverChunk = false;
   bool MarkCrit = false, MarkMax = false, MarkLat = false;
 };
 
@@ -85,13 +90,15 @@ struct ServeResult {
   /// The serving batch: the largest named batch that fits.
   int64_t Batch = 0;
   ServeInstance Prefill, Decode;
+  /// Continuous batching's mixed step at the serving batch.
+  std::optional<ServeInstance> Step;
   double Ttft = 0, Tpot = 0, E2e = 0;
   double RequestsPerSecond = 0; ///< per replica
   double TokensSystem = 0, TokensReplica = 0, TokensChip = 0;
   std::optional<double> CostPerMtok;
   ServeMemory Memory; ///< at the serving batch
   int64_t MaxBatch = 0;
-  std::string MaxBatchBound; ///< "memory" or "max_batch"
+  std::string MaxBatchBound; ///< "memory", "chunk" or "max_batch"
   std::string LargestTerm;   ///< of memory at B_mem: weights, KV, workspace
   std::vector<CurveRow> Curve;
   std::vector<BatchCrit> Crit; ///< the pair with the most weight bytes first
