@@ -33,17 +33,19 @@ static ShardType kvRequired(const ShardType &Q, ShardType KV) {
 
 std::pair<double, double> AttentionOp::flops(const ShardType &Q,
                                              const ShardType &K, bool Causal,
-                                             const MeshSpec &M) {
+                                             const MeshSpec &M, bool AtEnd) {
   // 4 x B x Sq x Sk x N x H: q's elements are B x Sq x N x H, each against
   // all Sk keys (a QK^T and a PV product, 2 FLOPs each).
   double Sk = double(K.Dims[seqDim(K)].Size);
   double Sq = double(Q.Dims[seqDim(Q)].Size);
-  // Causal: the queries are the last Sq of the Sk positions; query i (0 ..
-  // Sq - 1 from the first) sees Sk - Sq + 1 + i keys. Sq = Sk keeps the
-  // book's half (training's convention, the diagonal not counted apart).
-  double Kept = !Causal    ? 1
-                : Sq == Sk ? 0.5
-                           : (Sq * Sk - Sq * (Sq - 1) / 2) / (Sq * Sk);
+  // Causal: half, as v0.2 counts it. Serving (AtEnd), the queries are the
+  // last Sq of the Sk positions: query i (0 .. Sq - 1 from the first) sees
+  // Sk - Sq + 1 + i keys; Sq = Sk keeps the book's half (the diagonal not
+  // counted apart), and more queries than keys has no such reading.
+  double Kept = !Causal ? 1
+                : !AtEnd || Sq >= Sk || Sq < 1
+                    ? 0.5
+                    : (Sq * Sk - Sq * (Sq - 1) / 2) / (Sq * Sk);
   return {4 * Q.localElements(M) * Sk * Kept,
           4 * Q.globalElements() * Sk * Kept};
 }
@@ -117,14 +119,14 @@ std::optional<OpWork> AttentionOp::work(const MeshSpec &M) const {
   ShardType Q = requiredOperandType(0), K = requiredOperandType(1),
             V = requiredOperandType(2);
   OpWork W;
-  std::tie(W.Flops, W.UsefulFlops) = flops(Q, K, Causal && Fused, M);
+  std::tie(W.Flops, W.UsefulFlops) = flops(Q, K, Causal && Fused, M, Serving);
   // Causal attention's useful FLOPs are the unmasked pairs'; the masked
   // rest is MaskedFlops, which the full count published MFUs use adds
   // back. Unfused, the masked part is computed (and counted by HFU) all
   // the same.
   if (Causal) {
     double Full = flops(Q, K, /*Causal=*/false, M).second;
-    W.UsefulFlops = flops(Q, K, /*Causal=*/true, M).second;
+    W.UsefulFlops = flops(Q, K, /*Causal=*/true, M, Serving).second;
     W.MaskedFlops = Full - W.UsefulFlops;
   }
   // Reads q, k, v; writes the output; fused, the log-sum-exp too.

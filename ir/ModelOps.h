@@ -44,11 +44,13 @@ public:
   static unsigned seqDim(const ShardType &T) { return T.Dims.size() - 3; }
   /// The FLOPs of attention over \p Q and \p K: per chip, and for the
   /// whole program (replication not counted). With \p Causal, the pairs a
-  /// mask keeps: half when q and k have one length; with Sq queries at the
-  /// last positions of Sk keys (decode, a prefill chunk), Sq·Sk −
-  /// Sq(Sq − 1)/2 of the Sq·Sk.
+  /// mask keeps: half (v0.2's rule, whatever the lengths); with \p AtEnd
+  /// (a serving program's Sq queries at the last of Sk <= Sq positions:
+  /// decode, a prefill), Sq·Sk − Sq(Sq − 1)/2 of the Sq·Sk, which is half
+  /// only as the lengths grow (Sq = Sk keeps the half).
   static std::pair<double, double> flops(const ShardType &Q, const ShardType &K,
-                                         bool Causal, const MeshSpec &M);
+                                         bool Causal, const MeshSpec &M,
+                                         bool AtEnd = false);
   /// Bytes per chip of the fp32 log-sum-exp for queries \p Q.
   static double lseBytes(const ShardType &Q, const MeshSpec &M);
   /// Score elements per chip, B x Sq x N x Sk (unfused attention).
