@@ -97,6 +97,7 @@ void Sema::serveBatch(const Property &P) {
     }
     // The range's ends and the powers of two between them; to `max`, the
     // engine adds the powers up to B_mem and B_mem itself.
+    Serve.BatchRange = true;
     Out.push_back(*Lo);
     if (ToMax) {
       Serve.BatchMax = true;
@@ -341,5 +342,9 @@ void Sema::finishServe() {
   }
   if (Diags.hasErrors())
     return;
+  if (!Serve.Dims[unsigned(PhaseDim::Batch)]) {
+    Diags.report(ServeBlock->Range.Start, diag::ServeNoBatchDim);
+    return;
+  }
   P.Serve = Serve;
 }

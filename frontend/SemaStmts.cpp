@@ -144,6 +144,10 @@ void Sema::tensor(const TensorDecl &D) {
 void Sema::repeat(const RepeatDecl &D) {
   if (!D.Over.Name.empty())
     PipelineWritten = true;
+  if (!D.Over.Name.empty() && HasServe) {
+    Diags.report(D.Over.Range, diag::ServePipeline);
+    return;
+  }
   if (!chooseMesh(D.Range))
     return;
   std::optional<Quantity> N = eval(*D.Count);

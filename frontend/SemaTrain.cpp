@@ -273,6 +273,13 @@ void Sema::param(const ParamDecl &D) {
       T.reset();
     }
   }
+  // A weight is resident: a phase dim would make it a per-step value.
+  for (unsigned K = 0; T && K < NumPhaseDims; ++K)
+    if (Serve.Dims[K] && T->dimIndex(*Serve.Dims[K])) {
+      Diags.report(D.Type.Range, diag::ParamPhaseDim, D.Name.Name,
+                   Info->Names.Dims[*Serve.Dims[K]]);
+      T.reset();
+    }
   Value *V = nullptr;
   AnyParam = true;
   if (T) {

@@ -42,6 +42,9 @@ struct ServeSpec {
   /// `batch = N .. max`: the powers of two from N up to B_mem are named
   /// too; 0 otherwise.
   int64_t PowersFrom = 0;
+  /// `batch` is a range: its entries are rounded up to multiples of the
+  /// axes that shard the batch (a number or a list must be such multiples).
+  bool BatchRange = false;
   ServeMode Mode = ServeMode::Static;
   int64_t Replicas = 1;
   /// `compute = bf16`: mixed-precision contractions' math dtype (set on

@@ -74,7 +74,8 @@ private:
   ServeMemory memory(int64_t B, const ServeInstance &Dec,
                      const ServeInstance &Pre) const;
   int64_t batchQuantum() const;
-  void constants(ServeResult &R, const ServeInstance &DecQ, int64_t Q) const;
+  void constants(ServeResult &R, const ServeInstance &DecQ,
+                 const ServeInstance &Dec2Q, int64_t Q) const;
   /// Everything at one batch: its instances, memory and the mode's times.
   struct AtBatch {
     ServeInstance Dec, Pre, Step;
@@ -139,10 +140,15 @@ Engine::compileAt(int64_t B, int64_t New, int64_t Ctx) {
     if (S.Dims[K])
       L.Dims[*S.Dims[K]] = Sizes[K];
   auto C = compile(Checked, L, Diags);
+  // A problem of the program at these sizes (a dim its axes do not divide)
+  // was reported where it is written: the compile's error only says so.
+  if (Diags.hasErrors()) {
+    if (!C)
+      llvm::consumeError(C.takeError());
+    return nullptr;
+  }
   if (!C)
     return C.takeError();
-  if (Diags.hasErrors())
-    return nullptr;
   return std::move(*C);
 }
 
@@ -418,7 +424,7 @@ int64_t Engine::batchQuantum() const {
 }
 
 void Engine::constants(ServeResult &R, const ServeInstance &DecQ,
-                       int64_t Q) const {
+                       const ServeInstance &Dec2Q, int64_t Q) const {
   // B_crit per (weight dtype, compute dtype) pair of the contractions that
   // read a param.
   std::map<std::pair<unsigned, unsigned>, double> Pairs;
@@ -447,12 +453,14 @@ void Engine::constants(ServeResult &R, const ServeInstance &DecQ,
   llvm::stable_sort(R.Crit, [](const BatchCrit &A, const BatchCrit &B) {
     return A.WeightBytes > B.WeightBytes;
   });
-  // B_lat: the decode collectives' bandwidth terms grow with the batch,
-  // their latency does not.
+  // B_lat: the decode collectives' bandwidth terms grow with the batch
+  // (a line through batches Q and 2Q: a gathered weight's part does not
+  // grow), their latency does not.
   if (DecQ.Latency > 0 || DecQ.Bandwidth > 0) {
-    double PerRow = DecQ.Bandwidth / double(Q);
-    double X = PerRow > 0 ? DecQ.Latency / PerRow : INFINITY;
-    R.BLat = DecQ.Latency <= 0               ? 0
+    double PerRow = (Dec2Q.Bandwidth - DecQ.Bandwidth) / double(Q);
+    double Fixed = DecQ.Bandwidth - PerRow * double(Q);
+    double X = PerRow > 0 ? (DecQ.Latency - Fixed) / PerRow : INFINITY;
+    R.BLat = DecQ.Latency <= Fixed           ? 0
              : !std::isfinite(X) || X > 1e15 ? int64_t(1e15)
                                              : int64_t(std::ceil(X)) - 1;
   }
@@ -525,6 +533,18 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
   R.Spec = S;
   R.Chips = Mesh.numChips();
   int64_t Q = batchQuantum();
+  // Every batch is a multiple of Q: a number written is checked, a range's
+  // entries are rounded up.
+  std::vector<int64_t> Written;
+  for (int64_t B : S.Batches) {
+    if (B % Q == 0 || S.BatchRange) {
+      Written.push_back((B + Q - 1) / Q * Q);
+      continue;
+    }
+    Diags.report(S.BatchAt, diag::ServeBatchQuantum, B, Q,
+                 Checked.names().Dims[*S.Dims[0]]);
+    return std::nullopt;
+  }
   bool Static = S.Mode == ServeMode::Static;
   bool Continuous = S.Mode == ServeMode::Continuous;
   double G1 = double(S.Output - 1), P = double(S.Prompt);
@@ -542,7 +562,10 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
     return DecQ.takeError();
   if (!*Pre1 || !*DecQ)
     return std::nullopt;
-  constants(R, **DecQ, Q);
+  if (!(DecQ->value().Time > 0)) {
+    Diags.report(S.At, diag::ServeNothingToCost);
+    return std::nullopt;
+  }
 
   // Everything at one batch: its instances, memory and the mode's times
   // (docs/inference.md, "Engine modes").
@@ -590,8 +613,9 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
     return A2.takeError();
   if (!*A1 || !*A2)
     return std::nullopt;
+  constants(R, (*A1)->Dec, (*A2)->Dec, Q);
   const ServeMemory &M1 = (*A1)->Mem, &M2 = (*A2)->Mem;
-  if (M1.Weights + M1.Workspace > M1.Usable) {
+  if (!M1.fits()) {
     reportNoFit(Q, M1, /*Nothing=*/true);
     return std::nullopt;
   }
@@ -614,7 +638,7 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
   auto OverChunk = [&](int64_t B) { return Continuous && B > ChunkLimit; };
 
   // The batches the curve shows and the serving batch.
-  std::vector<int64_t> Named = S.Batches;
+  std::vector<int64_t> Named = Written;
   if (S.BatchMax) {
     Named.push_back(R.MaxBatch);
     if (S.PowersFrom)
@@ -724,38 +748,58 @@ llvm::Expected<std::optional<int64_t>> Engine::maxBatch(const AtFn &At,
                                                         const ServeMemory &M1,
                                                         const ServeMemory &M2,
                                                         int64_t Q) const {
-  double PerQ = M2.Total - M1.Total;
-  double Fixed = M1.Total - PerQ;
-  int64_t Limit = (int64_t(1) << 40) / Q;
-  int64_t Steps = PerQ > 0
-                      ? int64_t(std::min(std::floor((M1.Usable - Fixed) / PerQ),
-                                         double(Limit)))
-                      : Limit;
-  int64_t BMem = std::clamp<int64_t>(Steps, 1, Limit) * Q;
-  // The estimate is exact where the workspace is affine in the batch; the
-  // compiles settle it, a step at a time.
-  for (unsigned Tries = 0; Tries < 64; ++Tries) {
-    auto A = At(BMem);
+  // Memory only grows with the batch: the largest fitting multiple of Q is
+  // found by bisection on real compiles, started at the line through Q and
+  // 2Q (exact where the largest statement stays the largest).
+  const int64_t Limit = ((int64_t(1) << 40) / Q) * Q;
+  auto Fits = [&](int64_t B) -> llvm::Expected<std::optional<bool>> {
+    auto A = At(B);
     if (!A)
       return A.takeError();
     if (!*A)
       return std::nullopt;
-    if ((*A)->Mem.fits()) {
-      if (BMem + Q > Limit * Q)
-        break;
-      auto Up = At(BMem + Q);
+    return std::optional<bool>((*A)->Mem.fits());
+  };
+  double PerQ = M2.Total - M1.Total;
+  double Steps = PerQ > 0 ? std::floor((M1.Usable - (M1.Total - PerQ)) / PerQ)
+                          : double(Limit / Q);
+  int64_t Lo = Q;
+  int64_t Hi = std::clamp<int64_t>(int64_t(std::min(Steps, double(Limit / Q))),
+                                   1, Limit / Q) *
+               Q;
+  auto F = Fits(Hi);
+  if (!F)
+    return F.takeError();
+  if (!*F)
+    return std::nullopt;
+  if (**F) {
+    // The estimate fits: grow until a batch does not (or the limit).
+    Lo = Hi;
+    Hi = std::min(Limit, Lo + Q);
+    while (Lo < Limit) {
+      auto Up = Fits(Hi);
       if (!Up)
         return Up.takeError();
-      if (!*Up || !(*Up)->Mem.fits())
+      if (!*Up)
+        return std::nullopt;
+      if (!**Up)
         break;
-      BMem += Q;
-    } else if (BMem > Q) {
-      BMem -= Q;
-    } else {
-      break;
+      Lo = Hi;
+      Hi = std::min(Limit, std::max(Lo + Q, (Lo * 2) / Q * Q));
     }
+    if (Lo >= Limit)
+      return std::optional<int64_t>(Limit);
   }
-  return std::optional<int64_t>(BMem);
+  while (Hi - Lo > Q) {
+    int64_t Mid = std::max(Lo + Q, (Lo + (Hi - Lo) / 2) / Q * Q);
+    auto M = Fits(Mid);
+    if (!M)
+      return M.takeError();
+    if (!*M)
+      return std::nullopt;
+    (**M ? Lo : Hi) = Mid;
+  }
+  return std::optional<int64_t>(Lo);
 }
 
 } // namespace
