@@ -47,6 +47,7 @@ enum class PropOwner : uint8_t {
   Train,
   Search,
   Serve,
+  Speculate,
   Attention,
   Moe
 };

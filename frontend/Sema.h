@@ -136,6 +136,7 @@ private:
   // context = the capacity; the serve engine binds each instance's sizes.
   void serveBlock(const ServeDecl &D);
   void serveBatch(const Property &P);
+  void speculate(const NestedBlockAST &B);
   /// `dim B = batch;`: the phase \p B names, declared as dim \p Dim; none
   /// when its value is no phase.
   bool phaseDim(const Binding &B, DimId Dim);

@@ -125,6 +125,56 @@ void Sema::serveBatch(const Property &P) {
   Serve.Batches = std::move(Out);
 }
 
+/// `speculate { tokens = 4; accept = 0.8; draft = 0.1; }`: every property
+/// required; `draft` a time per drafted token or a share of T_dec.
+void Sema::speculate(const NestedBlockAST &B) {
+  PropertySet Props;
+  if (!checkProps(B.Props, PropOwner::Speculate, "speculate block", Props,
+                  /*Block=*/nullptr, /*Skip=*/"draft"))
+    return;
+  ServeSpec::Speculation Sp;
+  bool Ok = true;
+  for (const char *Name : {"tokens", "accept", "draft"})
+    if (!llvm::any_of(B.Props,
+                      [&](const Property &P) { return P.Name.Name == Name; })) {
+      Diags.report(B.Name.Range, diag::SpeculateMissing, Name);
+      Ok = false;
+    }
+  for (const Property &P : B.Props) {
+    const PropSchema *S = findSchema(PropOwner::Speculate, P.Name.Name);
+    if (!S || !Props.has(S->Id))
+      continue;
+    const PropValue &V = Props.get(S->Id);
+    if (S->Id == PropId::Speculate_tokens) {
+      Sp.Tokens = V.Whole;
+    } else if (S->Id == PropId::Speculate_accept) {
+      Sp.Accept = V.Number;
+    }
+  }
+  for (const Property &P : B.Props) {
+    if (P.Name.Name == "draft") {
+      std::optional<Quantity> Q = eval(*P.Value);
+      if (!Q)
+        continue;
+      bool Time = Q->Dim == Dimension::seconds();
+      if (!Time && !Q->Dim.isCount()) {
+        Diags.report(P.Value->Range, diag::SpeculateDraft,
+                     "quantity of " + Q->Dim.str());
+        Ok = false;
+      } else if (!(Q->value() >= 0 && Q->value() < 1e6)) {
+        Diags.report(P.Value->Range, diag::SpeculateDraft,
+                     "value out of range (0 to 10^6)");
+        Ok = false;
+      } else {
+        Sp.DraftIsTime = Time;
+        Sp.Draft = Q->value();
+      }
+    }
+  }
+  if (Ok)
+    Serve.Speculate = Sp;
+}
+
 void Sema::serveBlock(const ServeDecl &D) {
   if (!InMainFile) {
     Diags.report(D.Range.Start, diag::ServeInImport);
@@ -219,10 +269,15 @@ void Sema::serveBlock(const ServeDecl &D) {
     }
   }
   for (const NestedBlockAST &B : D.Blocks) {
-    if (B.Name.Name == "speculate")
-      Diags.report(B.Name.Range, diag::ServeNotYet, "'speculate'");
-    else
+    if (B.Name.Name != "speculate") {
       Diags.report(B.Name.Range, diag::ServeUnknownBlock, B.Name.Name);
+      continue;
+    }
+    if (Serve.Speculate) {
+      Diags.report(B.Name.Range, diag::DuplicateProperty, "speculate");
+      continue;
+    }
+    speculate(B);
   }
   if (!BatchSeen)
     Serve.BatchMax = true;

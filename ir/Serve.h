@@ -14,6 +14,7 @@
 
 #include "diag/Location.h"
 #include "ir/Types.h"
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -58,12 +59,31 @@ struct ServeSpec {
   std::optional<double> Price; ///< currency per chip-hour
   /// Each phase dim's id, when declared.
   std::optional<DimId> Dims[NumPhaseDims];
+  /// `speculate { tokens = g; accept = a; draft = d; }`.
+  struct Speculation {
+    int64_t Tokens = 1; ///< g, drafted per pass
+    double Accept = 0;  ///< a, each drafted token's chance to be kept
+    /// d: a draft token's time, or (DraftIsTime false) its share of T_dec.
+    double Draft = 0;
+    bool DraftIsTime = false;
+    /// τ, the tokens a pass advances a sequence: (1 − a^(g+1)) / (1 − a).
+    double tokensPerPass() const {
+      return Accept >= 1
+                 ? double(Tokens + 1)
+                 : (1 - std::pow(Accept, double(Tokens + 1))) / (1 - Accept);
+    }
+  };
+  std::optional<Speculation> Speculate;
   Loc At;      ///< the `serve` keyword
   Loc BatchAt; ///< the `batch` value, or the block when not written
 
-  /// Decode's mean context S̄ = P + G/2, and the capacity S_cap = P + G.
+  /// Decode's mean context S̄ = P + G/2, and the capacity S_cap = P + G
+  /// (+ g speculating: the drafted tokens are written before they are
+  /// verified).
   double meanContext() const { return double(Prompt) + double(Output) / 2; }
-  int64_t capacity() const { return Prompt + Output; }
+  int64_t capacity() const {
+    return Prompt + Output + (Speculate ? Speculate->Tokens : 0);
+  }
 };
 
 } // namespace shardc

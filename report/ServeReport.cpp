@@ -101,11 +101,19 @@ void shardc::printServeReport(const ServeResult &R, llvm::raw_ostream &OS) {
                     contextText(S.meanContext()), S.capacity(), R.Batch);
   instanceTable(R, R.Prefill, *R.PrefillCompile, OS);
   instanceTable(R, R.Decode, Dec, OS);
+  if (R.Verify)
+    instanceTable(R, *R.Verify, Dec, OS);
   if (R.Step)
     instanceTable(R, *R.Step, Dec, OS);
 
   OS << fmt::format("\nlatency: TTFT {}, TPOT {}, E2E {}\n", formatTime(R.Ttft),
                     formatTime(R.Tpot), formatTime(R.E2e));
+  if (S.Speculate)
+    OS << fmt::format("speculation: {} tokens per pass of {} ({} drafted, "
+                      "accept {}); speed-up over plain decode {}\n",
+                      formatSig4(R.Tau), formatTime(R.PassTime),
+                      S.Speculate->Tokens, formatSig4(S.Speculate->Accept),
+                      formatSig4(R.Decode.Time / R.Tpot));
   OS << fmt::format("throughput: {} requests/s per replica; tokens/s {} "
                     "(system), {} (replica), {} (chip)",
                     formatSig4(R.RequestsPerSecond), formatSig4(R.TokensSystem),
@@ -209,6 +217,8 @@ void shardc::serveJson(JsonWriter &J, const ServeResult &R) {
     J.attributeArray("instances", [&] {
       Instance(R.Prefill);
       Instance(R.Decode);
+      if (R.Verify)
+        Instance(*R.Verify);
       if (R.Step)
         Instance(*R.Step);
     });
@@ -227,6 +237,12 @@ void shardc::serveJson(JsonWriter &J, const ServeResult &R) {
     J.attribute("prompt", S.Prompt);
     J.attribute("replicas", S.Replicas);
     J.attribute("requests_per_s", R.RequestsPerSecond);
+    if (S.Speculate)
+      J.attributeObject("speculate", [&] {
+        J.attribute("pass_s", R.PassTime);
+        J.attribute("speedup", R.Decode.Time / R.Tpot);
+        J.attribute("tokens_per_pass", R.Tau);
+      });
     J.attributeObject("tokens_per_s", [&] {
       J.attribute("chip", R.TokensChip);
       J.attribute("replica", R.TokensReplica);

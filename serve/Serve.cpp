@@ -57,7 +57,8 @@ private:
   /// Decode at batch \p B (the mean context: two compiles when it is
   /// fractional); \p Keep receives the compile at the lower context.
   llvm::Expected<std::optional<ServeInstance>>
-  decode(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr);
+  decode(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr,
+         int64_t New = 1);
   llvm::Expected<std::optional<ServeInstance>>
   prefill(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr);
   bool isResident(const Value *V) const;
@@ -79,8 +80,10 @@ private:
   /// Everything at one batch: its instances, memory and the mode's times.
   struct AtBatch {
     ServeInstance Dec, Pre, Step;
+    std::optional<ServeInstance> Verify; ///< speculating
     ServeMemory Mem;
     double Tpot, Ttft, Rps;
+    double Pass = 0; ///< speculating: g drafts and a verify
   };
   using AtFn = std::function<llvm::Expected<const AtBatch *>(int64_t)>;
   /// The largest batch (a multiple of \p Q) whose memory fits, from the
@@ -316,24 +319,26 @@ ServeInstance Engine::mixedStep(const ServeInstance &Dec,
 }
 
 llvm::Expected<std::optional<ServeInstance>>
-Engine::decode(int64_t B, std::unique_ptr<MeshCompile> *Keep) {
+Engine::decode(int64_t B, std::unique_ptr<MeshCompile> *Keep, int64_t New) {
+  // New > 1: speculation's verify, g + 1 tokens over the same context.
+  const char *Phase = New > 1 ? "verify" : "decode";
   double Mean = S.meanContext();
   int64_t Lo = int64_t(std::floor(Mean));
-  auto C = compileAt(B, 1, Lo);
+  auto C = compileAt(B, New, Lo);
   if (!C)
     return C.takeError();
   if (!*C)
     return std::nullopt;
-  ServeInstance I = instance("decode", B, 1, double(Lo), **C, nullptr);
+  ServeInstance I = instance(Phase, B, New, double(Lo), **C, nullptr);
   if (double(Lo) != Mean) {
     // G odd: S̄ is a half; the costs linear in the context are the mean of
     // the two contexts around it.
-    auto Hi = compileAt(B, 1, Lo + 1);
+    auto Hi = compileAt(B, New, Lo + 1);
     if (!Hi)
       return Hi.takeError();
     if (!*Hi)
       return std::nullopt;
-    I = mix(I, instance("decode", B, 1, double(Lo + 1), **Hi, nullptr),
+    I = mix(I, instance(Phase, B, New, double(Lo + 1), **Hi, nullptr),
             Mean - double(Lo));
   }
   if (Keep)
@@ -551,6 +556,9 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
   // Continuous batching: a step carries B·P/(G − 1) prefill tokens, at
   // most `chunk` (unlimited: a whole prompt).
   double Chunk = S.Chunk ? double(*S.Chunk) : P;
+  // Speculating, a pass advances a sequence Tau tokens.
+  const auto &Spec = S.Speculate;
+  double Tau = Spec ? Spec->tokensPerPass() : 1;
 
   // One prompt's prefill (every mode but static reads it), and decode at
   // the quantum: the constants and B_mem's first estimate.
@@ -579,7 +587,7 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
       return D.takeError();
     if (!*D)
       return nullptr;
-    AtBatch A{**D, **Pre1, {}, {}, 0, 0, 0};
+    AtBatch A{**D, **Pre1, {}, std::nullopt, {}, 0, 0, 0};
     if (Static && B != Q) {
       auto Pb = prefill(B);
       if (!Pb)
@@ -588,15 +596,31 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
         return nullptr;
       A.Pre = **Pb;
     }
+    // The step a sequence advances by: decode, or a speculative pass's
+    // verify (its g drafts added below).
+    double Drafts = 0;
+    if (Spec) {
+      auto V = decode(B, nullptr, Spec->Tokens + 1);
+      if (!V)
+        return V.takeError();
+      if (!*V)
+        return nullptr;
+      A.Verify = **V;
+      Drafts = double(Spec->Tokens) *
+               (Spec->DraftIsTime ? Spec->Draft : Spec->Draft * A.Dec.Time);
+    }
+    const ServeInstance &Adv = A.Verify ? *A.Verify : A.Dec;
     if (Continuous) {
-      A.Step = mixedStep(A.Dec, A.Pre, double(B) / G1);
-      ServeInstance First = mixedStep(A.Dec, A.Pre, std::min(Chunk, P) / P);
+      A.Step = mixedStep(Adv, A.Pre, double(B) * Tau / G1);
+      ServeInstance First = mixedStep(Adv, A.Pre, std::min(Chunk, P) / P);
       A.Mem = memory(B, A.Step, First);
-      A.Tpot = A.Step.Time;
+      A.Pass = Drafts + A.Step.Time;
+      A.Tpot = A.Pass / Tau;
       A.Ttft = std::ceil(P / Chunk) * First.Time;
     } else {
-      A.Mem = memory(B, A.Dec, A.Pre);
-      A.Tpot = Static ? A.Dec.Time : A.Dec.Time + double(B) / G1 * A.Pre.Time;
+      A.Mem = memory(B, Adv, A.Pre);
+      A.Pass = Drafts + Adv.Time;
+      A.Tpot = A.Pass / Tau + (Static ? 0 : double(B) / G1 * A.Pre.Time);
       A.Ttft = A.Pre.Time;
     }
     A.Rps =
@@ -626,7 +650,7 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
     return std::nullopt;
   R.MaxBatch = **BMem;
   R.MaxBatchBound = "memory";
-  int64_t ChunkLimit = int64_t(std::floor(Chunk * G1 / P)) / Q * Q;
+  int64_t ChunkLimit = int64_t(std::floor(Chunk * G1 / (P * Tau))) / Q * Q;
   if (Continuous && ChunkLimit < R.MaxBatch) {
     R.MaxBatch = std::max(Q, ChunkLimit);
     R.MaxBatchBound = "chunk";
@@ -651,7 +675,9 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
   std::optional<int64_t> CritRow;
   if (!R.Crit.empty() && R.Crit.front().Batch >= 1 &&
       R.Crit.front().Batch < 1e9) {
-    int64_t C = int64_t(std::ceil(R.Crit.front().Batch));
+    // Speculating, a step carries B·(g + 1) tokens.
+    int64_t C = int64_t(
+        std::ceil(R.Crit.front().Batch / double(Spec ? Spec->Tokens + 1 : 1)));
     CritRow = (C + Q - 1) / Q * Q;
   }
   std::vector<int64_t> Rows = Named;
@@ -677,9 +703,12 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
     auto A = At(B);
     if (!A)
       return A.takeError();
+    if (!*A)
+      return std::nullopt;
     if (OverChunk(B) && (*A)->Mem.fits())
       Diags.report(S.BatchAt, diag::ServeChunkTooSmall, B,
-                   formatSig4(double(B) * P / G1), int64_t(Chunk), ChunkLimit);
+                   formatSig4(double(B) * Tau * P / G1), int64_t(Chunk),
+                   ChunkLimit);
     else
       reportNoFit(B, (**A).Mem, /*Nothing=*/false);
     return std::nullopt;
@@ -722,6 +751,11 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
   R.Prefill = (*A)->Pre;
   if (Continuous)
     R.Step = (*A)->Step;
+  R.Verify = (*A)->Verify;
+  if (Spec) {
+    R.Tau = Tau;
+    R.PassTime = (*A)->Pass;
+  }
   R.Memory = (*A)->Mem;
   R.Tpot = (*A)->Tpot;
   R.Ttft = (*A)->Ttft;

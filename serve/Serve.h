@@ -92,6 +92,9 @@ struct ServeResult {
   ServeInstance Prefill, Decode;
   /// Continuous batching's mixed step at the serving batch.
   std::optional<ServeInstance> Step;
+  /// Speculating: the verify instance (new = g + 1), τ and a pass's time.
+  std::optional<ServeInstance> Verify;
+  double Tau = 1, PassTime = 0;
   double Ttft = 0, Tpot = 0, E2e = 0;
   double RequestsPerSecond = 0; ///< per replica
   double TokensSystem = 0, TokensReplica = 0, TokensChip = 0;
