@@ -137,6 +137,9 @@ private:
   void serveBlock(const ServeDecl &D);
   void serveBatch(const Property &P);
   void speculate(const NestedBlockAST &B);
+  bool disaggregated();
+  llvm::SMRange DecodeMeshAt;
+  std::optional<PropValue> LinkWord;
   /// `dim B = batch;`: the phase \p B names, declared as dim \p Dim; none
   /// when its value is no phase.
   bool phaseDim(const Binding &B, DimId Dim);

@@ -227,10 +227,7 @@ void Sema::serveBlock(const ServeDecl &D) {
     case PropId::Serve_mode:
       if (auto I = choose(
               P, V, {"static", "interleaved", "continuous", "disaggregated"})) {
-        if (*I == 3)
-          Diags.report(V.Range, diag::ServeNotYet, "mode = " + V.Word);
-        else
-          Serve.Mode = ServeMode(*I);
+        Serve.Mode = ServeMode(*I);
       }
       break;
     case PropId::Serve_context:
@@ -259,8 +256,18 @@ void Sema::serveBlock(const ServeDecl &D) {
       Serve.Chunk = V.Whole;
       break;
     case PropId::Serve_prefill:
+      if (V.Sym && V.Sym->Mesh)
+        Serve.PrefillMesh = *V.Sym->Mesh;
+      break;
     case PropId::Serve_decode:
+      // The program's mesh: its shardings are written for the decode pool.
+      if (!ConfigMesh)
+        ConfigMesh = P.Value.get();
+      DecodeMeshAt = P.Value->Range;
+      break;
     case PropId::Serve_link:
+      LinkWord = V;
+      break;
     case PropId::Serve_kv_fraction:
       Diags.report(P.Name.Range, diag::ServeNotYet, "'" + P.Name.Name + "'");
       break;
@@ -384,6 +391,42 @@ Op *Sema::append(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
                                    D.Out.Name, Out, Pos);
 }
 
+/// `mode = disaggregated`: both pools and the link, the pools' axes alike.
+bool Sema::disaggregated() {
+  llvm::SMRange At(ServeBlock->Range.Start, ServeBlock->Range.Start);
+  bool Ok = true;
+  for (const char *Name : {"prefill", "decode", "link"})
+    if (!llvm::any_of(ServeBlock->Props,
+                      [&](const Property &P) { return P.Name.Name == Name; })) {
+      Diags.report(At, diag::ServeMissing, Name,
+                   "disaggregated serving names its two pools' meshes and "
+                   "the level the KV cache crosses");
+      Ok = false;
+    }
+  if (!Ok || !Mesh || !Serve.PrefillMesh || !LinkWord)
+    return false;
+  // The program's axes, in order, on both pools (sizes free).
+  const MeshSpec &Pre = *Serve.PrefillMesh;
+  bool Same = Pre.Axes.size() == Mesh->Axes.size();
+  for (size_t I = 0; Same && I < Pre.Axes.size(); ++I)
+    Same = Pre.Axes[I].Name == Mesh->Axes[I].Name;
+  if (!Same) {
+    Diags.report(DecodeMeshAt, diag::ServePoolAxes, Pre.Name, Mesh->Name);
+    return false;
+  }
+  std::vector<std::string> Levels;
+  for (const LevelSpec &L : Mesh->Cluster->Levels)
+    Levels.push_back(L.Name);
+  auto It = llvm::find(Levels, LinkWord->Word);
+  if (It == Levels.end()) {
+    choose("link", *LinkWord, Levels);
+    return false;
+  }
+  Serve.LinkLevel = unsigned(It - Levels.begin());
+  Serve.LinkAt = Diags.location(LinkWord->Range.Start);
+  return true;
+}
+
 void Sema::finishServe() {
   if (!ServeBlock)
     return;
@@ -395,6 +438,8 @@ void Sema::finishServe() {
     Diags.report(ServeBlock->Range.Start, diag::ServeWithSearch);
     return;
   }
+  if (Serve.Mode == ServeMode::Disaggregated && !disaggregated())
+    return;
   if (Diags.hasErrors())
     return;
   if (!Serve.Dims[unsigned(PhaseDim::Batch)]) {

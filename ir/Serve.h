@@ -13,6 +13,7 @@
 #define SHARDC_IR_SERVE_H
 
 #include "diag/Location.h"
+#include "ir/Hardware.h"
 #include "ir/Types.h"
 #include <cmath>
 #include <cstdint>
@@ -74,6 +75,11 @@ struct ServeSpec {
     }
   };
   std::optional<Speculation> Speculate;
+  /// `mode = disaggregated`: the prefill pool's mesh (the program's own is
+  /// the decode pool's) and the level the KV cache crosses, by index.
+  std::optional<MeshSpec> PrefillMesh;
+  unsigned LinkLevel = 0;
+  Loc LinkAt;
   Loc At;      ///< the `serve` keyword
   Loc BatchAt; ///< the `batch` value, or the block when not written
 

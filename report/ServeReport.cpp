@@ -108,6 +108,13 @@ void shardc::printServeReport(const ServeResult &R, llvm::raw_ostream &OS) {
 
   OS << fmt::format("\nlatency: TTFT {}, TPOT {}, E2E {}\n", formatTime(R.Ttft),
                     formatTime(R.Tpot), formatTime(R.E2e));
+  if (R.KvTransfer)
+    OS << fmt::format("disaggregated: TTFT = prefill {} on {} + KV transfer "
+                      "{} over {}; {} prefill pools per decode pool\n",
+                      formatTime(R.Prefill.Time), S.PrefillMesh->Name,
+                      formatTime(*R.KvTransfer),
+                      Mesh.Cluster->Levels[S.LinkLevel].Name,
+                      formatSig4(R.PoolRatio));
   if (S.Speculate)
     OS << fmt::format("speculation: {} tokens per pass of {} ({} drafted, "
                       "accept {}); speed-up over plain decode {}\n",
@@ -234,6 +241,10 @@ void shardc::serveJson(JsonWriter &J, const ServeResult &R) {
     });
     J.attribute("mode", modeName(S.Mode));
     J.attribute("output", S.Output);
+    if (R.KvTransfer) {
+      J.attribute("kv_transfer_s", *R.KvTransfer);
+      J.attribute("pool_ratio", R.PoolRatio);
+    }
     J.attribute("prompt", S.Prompt);
     J.attribute("replicas", S.Replicas);
     J.attribute("requests_per_s", R.RequestsPerSecond);

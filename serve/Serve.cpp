@@ -48,8 +48,8 @@ public:
 private:
   /// The program at batch \p B, \p New new tokens, \p Ctx context; null
   /// after reporting a problem of the program at those sizes.
-  llvm::Expected<std::unique_ptr<MeshCompile>> compileAt(int64_t B, int64_t New,
-                                                         int64_t Ctx);
+  llvm::Expected<std::unique_ptr<MeshCompile>>
+  compileAt(int64_t B, int64_t New, int64_t Ctx, const MeshSpec *On = nullptr);
   /// The instance from \p Full, its head rows from \p Head when given.
   ServeInstance instance(llvm::StringRef Phase, int64_t B, int64_t New,
                          double Ctx, const MeshCompile &Full,
@@ -70,7 +70,12 @@ private:
   ServeInstance mixedStep(const ServeInstance &Dec, const ServeInstance &Pre,
                           double W) const;
   /// Bytes per chip of every cache at batch \p B and the capacity.
-  double kvBytes(int64_t B) const;
+  double kvBytes(int64_t B) const { return kvBytes(B, S.capacity(), Mesh); }
+  /// Bytes per chip of every cache at batch \p B and context \p Ctx on
+  /// \p On.
+  double kvBytes(int64_t B, int64_t Ctx, const MeshSpec &On) const;
+  /// Disaggregated: the time one prompt's cache takes across the link.
+  double kvTransfer() const;
   double weightBytes() const;
   ServeMemory memory(int64_t B, const ServeInstance &Dec,
                      const ServeInstance &Pre) const;
@@ -83,7 +88,8 @@ private:
     std::optional<ServeInstance> Verify; ///< speculating
     ServeMemory Mem;
     double Tpot, Ttft, Rps;
-    double Pass = 0; ///< speculating: g drafts and a verify
+    double Pass = 0;  ///< speculating: g drafts and a verify
+    double Chips = 1; ///< the chips one replica's tokens count over
   };
   using AtFn = std::function<llvm::Expected<const AtBatch *>(int64_t)>;
   /// The largest batch (a multiple of \p Q) whose memory fits, from the
@@ -136,8 +142,8 @@ bool Engine::isWeight(const Value *V) const {
 }
 
 llvm::Expected<std::unique_ptr<MeshCompile>>
-Engine::compileAt(int64_t B, int64_t New, int64_t Ctx) {
-  Layout L{Mesh, DimSizeMap(), std::nullopt, nullptr};
+Engine::compileAt(int64_t B, int64_t New, int64_t Ctx, const MeshSpec *On) {
+  Layout L{On ? *On : Mesh, DimSizeMap(), std::nullopt, nullptr};
   const int64_t Sizes[NumPhaseDims] = {B, New, Ctx};
   for (unsigned K = 0; K < NumPhaseDims; ++K)
     if (S.Dims[K])
@@ -348,14 +354,16 @@ Engine::decode(int64_t B, std::unique_ptr<MeshCompile> *Keep, int64_t New) {
 
 llvm::Expected<std::optional<ServeInstance>>
 Engine::prefill(int64_t B, std::unique_ptr<MeshCompile> *Keep) {
-  auto Full = compileAt(B, S.Prompt, S.Prompt);
+  // Disaggregated, prefill runs on its own pool.
+  const MeshSpec *On = S.PrefillMesh ? &*S.PrefillMesh : nullptr;
+  auto Full = compileAt(B, S.Prompt, S.Prompt, On);
   if (!Full)
     return Full.takeError();
   if (!*Full)
     return std::nullopt;
   std::unique_ptr<MeshCompile> Head;
   if (llvm::is_contained(HeadStmt, true) && S.Prompt > 1) {
-    auto H = compileAt(B, 1, S.Prompt);
+    auto H = compileAt(B, 1, S.Prompt, On);
     if (!H)
       return H.takeError();
     if (!*H)
@@ -369,7 +377,7 @@ Engine::prefill(int64_t B, std::unique_ptr<MeshCompile> *Keep) {
   return I;
 }
 
-double Engine::kvBytes(int64_t B) const {
+double Engine::kvBytes(int64_t B, int64_t Ctx, const MeshSpec &On) const {
   double Bytes = 0;
   walk<InputOp>(Checked.body(), [&](const InputOp &In) {
     if (!In.isCache())
@@ -377,11 +385,26 @@ double Engine::kvBytes(int64_t B) const {
     ShardType T = In.result()->type();
     DimSizeMap Sizes;
     Sizes[*S.Dims[0]] = B;
-    Sizes[*S.Dims[2]] = S.capacity();
+    Sizes[*S.Dims[2]] = Ctx;
     T.rebind(Sizes);
-    Bytes += T.localBytes(Mesh) * double(Checked.statement(In.stmt()).Repeat);
+    Bytes += T.localBytes(On) * double(Checked.statement(In.stmt()).Repeat);
   });
   return Bytes;
+}
+
+double Engine::kvTransfer() const {
+  // Each unit of the level below the link sends the cache of one prompt
+  // that its prefill chips hold through its uplink into the link level.
+  const MeshSpec &Pre = *S.PrefillMesh;
+  const LevelSpec &Link = Mesh.Cluster->Levels[S.LinkLevel];
+  int64_t N = Pre.numChips();
+  double PerChip = kvBytes(N, S.Prompt, Pre) / double(N);
+  int64_t Unit = 1;
+  for (unsigned L = 0; L < S.LinkLevel; ++L)
+    Unit *= Mesh.Cluster->Levels[L].Size;
+  double Bytes = PerChip * double(std::min(Unit, N));
+  return Bytes / (Link.uplink() * Link.Calibration.Efficiency) +
+         Link.Calibration.Latency;
 }
 
 double Engine::weightBytes() const {
@@ -552,6 +575,8 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
   }
   bool Static = S.Mode == ServeMode::Static;
   bool Continuous = S.Mode == ServeMode::Continuous;
+  bool Disagg = S.Mode == ServeMode::Disaggregated;
+  double TKv = Disagg ? kvTransfer() : 0;
   double G1 = double(S.Output - 1), P = double(S.Prompt);
   // Continuous batching: a step carries B·P/(G − 1) prefill tokens, at
   // most `chunk` (unlimited: a whole prompt).
@@ -618,13 +643,21 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
       A.Tpot = A.Pass / Tau;
       A.Ttft = std::ceil(P / Chunk) * First.Time;
     } else {
-      A.Mem = memory(B, Adv, A.Pre);
+      // Disaggregated: the decode pool holds no prefill's workspace, and a
+      // request waits for its cache to cross the link.
+      A.Mem = memory(B, Adv, Disagg ? Adv : A.Pre);
       A.Pass = Drafts + Adv.Time;
-      A.Tpot = A.Pass / Tau + (Static ? 0 : double(B) / G1 * A.Pre.Time);
-      A.Ttft = A.Pre.Time;
+      A.Tpot =
+          A.Pass / Tau + (Static || Disagg ? 0 : double(B) / G1 * A.Pre.Time);
+      A.Ttft = A.Pre.Time + TKv;
     }
     A.Rps =
         Static ? double(B) / (A.Ttft + G1 * A.Tpot) : double(B) / (G1 * A.Tpot);
+    // The chips a replica's tokens count over: disaggregated, the decode
+    // pool and r = T_pre(1) x requests/s prefill pools.
+    A.Chips = double(R.Chips);
+    if (Disagg)
+      A.Chips += A.Pre.Time * A.Rps * double(S.PrefillMesh->numChips());
     return &Cache.emplace(B, std::move(A)).first->second;
   };
 
@@ -724,7 +757,7 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
     CurveRow Row;
     Row.Batch = B;
     Row.Tpot = (*A)->Tpot;
-    Row.TokensPerChip = double(S.Output) * (*A)->Rps / double(R.Chips);
+    Row.TokensPerChip = double(S.Output) * (*A)->Rps / (*A)->Chips;
     Row.Bound = Continuous ? (*A)->Step.Bound : (*A)->Dec.Bound;
     Row.Memory = (*A)->Mem;
     Row.OverChunk = OverChunk(B);
@@ -763,7 +796,11 @@ llvm::Expected<std::optional<ServeResult>> Engine::run() {
   R.RequestsPerSecond = (*A)->Rps;
   R.TokensReplica = double(S.Output) * R.RequestsPerSecond;
   R.TokensSystem = R.TokensReplica * double(S.Replicas);
-  R.TokensChip = R.TokensReplica / double(R.Chips);
+  R.TokensChip = R.TokensReplica / (*A)->Chips;
+  if (Disagg) {
+    R.KvTransfer = TKv;
+    R.PoolRatio = R.Prefill.Time * R.RequestsPerSecond;
+  }
   if (S.Price)
     R.CostPerMtok = *S.Price * 1e6 / (3600 * R.TokensChip);
   auto AMax = At(R.MaxBatch);

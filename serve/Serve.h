@@ -95,6 +95,9 @@ struct ServeResult {
   /// Speculating: the verify instance (new = g + 1), τ and a pass's time.
   std::optional<ServeInstance> Verify;
   double Tau = 1, PassTime = 0;
+  /// Disaggregated: T_kv and the prefill pools per decode pool.
+  std::optional<double> KvTransfer;
+  double PoolRatio = 0;
   double Ttft = 0, Tpot = 0, E2e = 0;
   double RequestsPerSecond = 0; ///< per replica
   double TokensSystem = 0, TokensReplica = 0, TokensChip = 0;
