@@ -1,5 +1,4 @@
-//===- Serve.h - What a serving program asks ---------------------*- C++
-//-*-===//
+//===- Serve.h - What a serving program asks -------------------*- C++ -*-===//
 //
 // A file is a serving program when it has a `serve { }` block
 // (docs/inference.md): its forward program is written once over phase dims
