@@ -16,6 +16,11 @@ using namespace shardc;
 
 namespace {
 constexpr const char *PhaseNames[NumPhaseDims] = {"batch", "new", "context"};
+std::string modeWord(ServeMode M) {
+  static const char *Words[] = {"static", "interleaved", "continuous",
+                                "disaggregated"};
+  return Words[unsigned(M)];
+}
 } // namespace
 
 bool Sema::isPhaseName(llvm::StringRef Name) const {
@@ -288,6 +293,15 @@ void Sema::serveBlock(const ServeDecl &D) {
   }
   if (!BatchSeen)
     Serve.BatchMax = true;
+  // Properties the mode does not read.
+  for (const Property &P : D.Props) {
+    bool Pools = P.Name.Name == "prefill" || P.Name.Name == "decode" ||
+                 P.Name.Name == "link";
+    if ((P.Name.Name == "chunk" && Serve.Mode != ServeMode::Continuous) ||
+        (Pools && Serve.Mode != ServeMode::Disaggregated))
+      Diags.report(P.Name.Range, diag::ServeIgnored, P.Name.Name,
+                   modeWord(Serve.Mode));
+  }
   // Missing: not written at all (a value written wrong was reported).
   llvm::SMRange At(D.Range.Start, D.Range.Start);
   auto Written = [&](llvm::StringRef Name) {
@@ -327,6 +341,8 @@ void Sema::cache(const CacheDecl &D) {
       };
       Diags.report(D.Type.Range, diag::CachePhaseDims, D.Name.Name,
                    Name(0) + " and " + Name(2), dimListStr(*T, Info->Names));
+      if (!Serve.Dims[0] || !Serve.Dims[2])
+        Diags.report(D.Type.Range, diag::PhaseDimsHint);
       T.reset();
     }
   }
@@ -380,6 +396,8 @@ Op *Sema::append(const AssignDecl &D, llvm::ArrayRef<Value *> Args,
         Serve.Dims[2] ? Info->Names.Dims[*Serve.Dims[2]] : "context";
     Diags.report(D.Args[1].Range, diag::AppendRows, NewName, CtxName, Want,
                  dimListStr(R, Info->Names));
+    if (!Serve.Dims[1] || !Serve.Dims[2])
+      Diags.report(D.Args[1].Range, diag::PhaseDimsHint);
     return nullptr;
   }
   if (!(Out == C)) {

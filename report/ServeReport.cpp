@@ -67,8 +67,9 @@ void instanceTable(const ServeResult &R, const ServeInstance &I,
 
 std::string bytes(double B) { return formatAmount(B, "B"); }
 
+/// `no` over memory (whatever the chunk), else `chunk` over the chunk.
 const char *fitsText(const CurveRow &Row) {
-  return Row.OverChunk ? "chunk" : Row.Memory.fits() ? "yes" : "no";
+  return !Row.Memory.fits() ? "no" : Row.OverChunk ? "chunk" : "yes";
 }
 
 std::string marks(const CurveRow &Row) {
@@ -133,8 +134,12 @@ void shardc::printServeReport(const ServeResult &R, llvm::raw_ostream &OS) {
                     "workspace {}; total {} of {} usable\n",
                     R.Batch, bytes(M.Weights), bytes(M.Kv), bytes(M.Workspace),
                     bytes(M.Total), bytes(M.Usable));
+  // Without `chunk`, continuous batching's bound is one prompt a step.
+  std::string Bound = R.MaxBatchBound == "chunk" && !S.Chunk
+                          ? "chunk: no 'chunk' set, a whole prompt a step"
+                          : R.MaxBatchBound;
   OS << fmt::format("max batch: {} (bound {}; largest term {})\n", R.MaxBatch,
-                    R.MaxBatchBound, R.LargestTerm);
+                    Bound, R.LargestTerm);
 
   OS << fmt::format("\n{:>7}{:>12}{:>15}  {:<9}{:<6}{}\n", "batch", "TPOT",
                     "tokens/s/chip", "bound", "fits", "marks");

@@ -267,8 +267,11 @@ ServeInstance Engine::instance(llvm::StringRef Phase, int64_t B, int64_t New,
     std::tie(R.Latency, R.Bandwidth) = (FromHead ? CommsHead : CommsFull)[St];
     auto [Ws, Weights] = (FromHead ? BytesHead : BytesFull)[St];
     R.Workspace = Ws;
-    R.WeightHbm =
-        Cost->HbmBytes > 0 ? Cost->THbm * Weights / Cost->HbmBytes : 0;
+    // The weights a contraction reads whole: read once however many tokens
+    // a step carries. (An embedding reads a row per token: its table's
+    // bytes grow with them.)
+    if (Stmts[St].Kind == OpKind::Contraction && Cost->HbmBytes > 0)
+      R.WeightHbm = Cost->THbm * std::min(1.0, Weights / Cost->HbmBytes);
     I.Rows.push_back(R);
   }
   addUp(I);
