@@ -1,0 +1,107 @@
+//===- Engine.h - The serve engine, private to serve/ ---------*- C++ -*-===//
+//
+// The class the serve library's files share: the instances (Instances.cpp),
+// memory, the largest batch and the constants (Memory.cpp), and the engine
+// arithmetic that joins them (Serve.cpp). Included by serve/ only.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_SERVE_ENGINE_H
+#define SHARDC_SERVE_ENGINE_H
+
+#include "serve/Serve.h"
+#include <map>
+
+namespace shardc {
+
+class ServeEngine {
+public:
+  ServeEngine(const Module &Checked, const ServeSpec &S, const MeshSpec &Mesh,
+              DiagnosticEngine &Diags)
+      : Checked(Checked), S(S), Mesh(Mesh), Diags(Diags),
+        Chip(Mesh.Cluster->Chip) {}
+
+  llvm::Expected<std::optional<ServeResult>> run();
+
+private:
+  /// The program at batch \p B, \p New new tokens, \p Ctx context; null
+  /// after reporting a problem of the program at those sizes.
+  llvm::Expected<std::unique_ptr<MeshCompile>>
+  compileAt(int64_t B, int64_t New, int64_t Ctx, const MeshSpec *On = nullptr);
+  /// The instance from \p Full, its head rows from \p Head when given.
+  ServeInstance instance(llvm::StringRef Phase, int64_t B, int64_t New,
+                         double Ctx, const MeshCompile &Full,
+                         const MeshCompile *Head) const;
+  /// Decode at batch \p B (the mean context: two compiles when it is
+  /// fractional); \p Keep receives the compile at the lower context.
+  llvm::Expected<std::optional<ServeInstance>>
+  decode(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr,
+         int64_t New = 1);
+  llvm::Expected<std::optional<ServeInstance>>
+  prefill(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr);
+  bool isResident(const Value *V) const;
+  bool hasPhaseDim(const ShardType &T) const;
+  bool isWeight(const Value *V) const;
+  std::vector<std::pair<double, double>>
+  statementBytes(const MeshCompile &C) const;
+  /// The mixed step of continuous batching: \p Dec plus \p W of \p Pre.
+  ServeInstance mixedStep(const ServeInstance &Dec, const ServeInstance &Pre,
+                          double W) const;
+  /// Bytes per chip of every cache at batch \p B and the capacity.
+  double kvBytes(int64_t B) const { return kvBytes(B, S.capacity(), Mesh); }
+  /// Bytes per chip of every cache at batch \p B and context \p Ctx on
+  /// \p On.
+  double kvBytes(int64_t B, int64_t Ctx, const MeshSpec &On) const;
+  /// Disaggregated: the time one prompt's cache takes across the link.
+  double kvTransfer() const;
+  double weightBytes() const;
+  ServeMemory memory(int64_t B, const ServeInstance &Dec,
+                     const ServeInstance &Pre) const;
+  int64_t batchQuantum() const;
+  void constants(ServeResult &R, const ServeInstance &DecQ,
+                 const ServeInstance &Dec2Q, int64_t Q) const;
+  /// Everything at one batch: its instances, memory and the mode's times.
+  struct AtBatch {
+    ServeInstance Dec, Pre, Step;
+    std::optional<ServeInstance> Verify; ///< speculating
+    ServeMemory Mem;
+    double Tpot, Ttft, Rps;
+    double Pass = 0;  ///< speculating: g drafts and a verify
+    double Chips = 1; ///< the chips one replica's tokens count over
+  };
+  /// Everything at batch \p B, computed once; null after reporting.
+  llvm::Expected<const AtBatch *> at(int64_t B);
+  /// The largest batch (a multiple of the quantum) whose memory fits, from
+  /// the memory at Q (\p M1) and 2Q (\p M2).
+  llvm::Expected<std::optional<int64_t>> maxBatch(const ServeMemory &M1,
+                                                  const ServeMemory &M2);
+  // The engine's steps (Serve.cpp), in order; each false after reporting.
+  void findHead();
+  llvm::Expected<bool> setUp();
+  llvm::Expected<bool> setUpStep(ServeResult &) { return setUp(); }
+  llvm::Expected<bool> largestBatch(ServeResult &R);
+  llvm::Expected<bool> servingBatch(ServeResult &R);
+  llvm::Expected<bool> curve(ServeResult &R);
+  llvm::Expected<bool> finish(ServeResult &R);
+  bool overChunk(int64_t B) const { return M.Continuous && B > M.ChunkLimit; }
+  /// What the steps share: the batch quantum and the mode's constants.
+  struct ModeState {
+    int64_t Q = 1, ChunkLimit = 0;
+    bool Static = false, Continuous = false, Disagg = false;
+    double G1 = 1, P = 1, Chunk = 1, Tau = 1, TKv = 0;
+    std::optional<ServeInstance> Pre1;
+    std::vector<int64_t> Written, Named;
+  } M;
+  std::map<int64_t, AtBatch> Cache;
+  void reportNoFit(int64_t B, const ServeMemory &M, bool Nothing) const;
+
+  const Module &Checked;
+  const ServeSpec &S;
+  const MeshSpec &Mesh;
+  DiagnosticEngine &Diags;
+  const ChipSpec &Chip;
+  std::vector<bool> HeadStmt;
+};
+
+} // namespace shardc
+
+#endif // SHARDC_SERVE_ENGINE_H
