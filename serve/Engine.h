@@ -82,6 +82,8 @@ private:
   llvm::Expected<bool> servingBatch(ServeResult &R);
   llvm::Expected<bool> curve(ServeResult &R);
   llvm::Expected<bool> finish(ServeResult &R);
+  /// The book's warnings that the serving batch's numbers raise.
+  void warnings(const ServeResult &R) const;
   bool overChunk(int64_t B) const { return M.Continuous && B > M.ChunkLimit; }
   /// What the steps share: the batch quantum and the mode's constants.
   struct ModeState {
