@@ -191,6 +191,7 @@ void Sema::serveBlock(const ServeDecl &D) {
     return;
   }
   ServeBlock = &D;
+  Config.Serving = true;
   Serve.At = Diags.location(D.Range.Start);
   Serve.BatchAt = Serve.At;
   PropertySet Props;

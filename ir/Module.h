@@ -59,6 +59,10 @@ struct ModuleConfig {
   /// Set by a `train { }` block: the module is one microbatch's forward
   /// program of a training step.
   std::optional<TrainConfig> Train;
+  /// Set by a `serve { }` block: the module is a serving program's forward
+  /// (bind-mesh prices a mixture of experts' decode by the experts its
+  /// tokens touch).
+  bool Serving = false;
 };
 
 class Module {

@@ -157,6 +157,12 @@ std::optional<OpWork> ContractionOp::work(const MeshSpec &M) const {
   OpWork W = workFor(operand(0)->type(), operand(1)->type(), result()->type(),
                      Dims, M, Fp8 ? &*Fp8 : nullptr, Math);
   W.UsefulFlops *= Used;
+  if (Experts) {
+    const ShardType &Wt = operand(Experts->Weight)->type();
+    W.HbmBytes -= (1 - Experts->WeightShare) * Wt.localBytes(M);
+    W.Flops *= Experts->FlopShare;
+    W.Gemm.Batch *= Experts->FlopShare;
+  }
   if (Accumulate) {
     W.AccumulateBytes = result()->type().localBytes(M);
     W.HbmBytes += W.AccumulateBytes;

@@ -117,6 +117,13 @@ public:
   /// bytes stay at its own dtype. None: the left operand's dtype.
   const std::optional<DType> &mathDType() const { return Math; }
   void setMathDType(DType T) { Math = T; }
+  /// A serving program's expert contraction (docs/inference.md, "MoE in
+  /// decode"): it reads \p WeightShare of operand \p Weight (the experts
+  /// its tokens touch) and executes \p FlopShare of its slots' FLOPs (the
+  /// pairs routed, unrounded).
+  void setExpertShares(unsigned Weight, double WeightShare, double FlopShare) {
+    Experts = ExpertShares{Weight, WeightShare, FlopShare};
+  }
 
   /// COST-MODEL.md §1 for a local product of \p L and \p R into \p Out:
   /// 2 x the product of the local extents of every distinct dim; with \p F,
@@ -143,6 +150,11 @@ private:
   double Used;
   std::optional<Fp8Gemm> Fp8;
   std::optional<DType> Math;
+  struct ExpertShares {
+    unsigned Weight;
+    double WeightShare, FlopShare;
+  };
+  std::optional<ExpertShares> Experts;
 };
 
 enum class ElementwiseFn : uint8_t {

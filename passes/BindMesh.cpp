@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 #include "diag/Diagnostic.h"
 #include "passes/Pipeline.h"
+#include <cmath>
 #include <string>
 
 using namespace shardc;
@@ -65,6 +66,9 @@ private:
   DiagnosticEngine *Diags = nullptr;
   DimSizeMap Sizes;
   llvm::DenseMap<DimId, double> UsedBySlots;
+  /// Serving: by slot dim, the share of the experts' weights the tokens
+  /// touch and of the slots' FLOPs the routed pairs execute.
+  llvm::DenseMap<DimId, std::pair<double, double>> ServingShares;
 };
 
 /// Step 1: the stages (and chunks) split the count, and the schedule is
@@ -166,6 +170,17 @@ void BindMesh::moeSlots() {
     // leaves the slot count as it was (a rebound token dim).
     UsedBySlots[Buf.Dims[1].Id] =
         MoeDispatchOp::usedShare(*D.capacity(), Tokens, Experts, *Slots);
+    if (C->config().Serving) {
+      // T tokens routed uniformly to `top` of X experts touch X(1 - (1 -
+      // top/X)^T) of them; the pairs are top x capacity x T, unrounded.
+      double T = Tokens.globalElements() / double(Tokens.Dims.back().Size);
+      double X = double(Experts), Top = double(D.capacity()->Top);
+      double Touched = X * (1 - std::pow(1 - std::min(1.0, Top / X), T));
+      double Pairs = Top * D.capacity()->Factor * T;
+      ServingShares[Buf.Dims[1].Id] = {
+          std::min(1.0, Touched / X),
+          std::min(1.0, Pairs / (X * double(*Slots)))};
+    }
     if (*Slots != Buf.Dims[1].Size)
       Sizes[Buf.Dims[1].Id] = *Slots;
   });
@@ -232,6 +247,11 @@ bool BindMesh::run(MeshCompile &Compile, DiagnosticEngine &D) {
       O.setUsed(*U);
     else if (auto U = Slots(O.operand(0)))
       O.setUsed(*U);
+    for (unsigned K = 0; K < 2; ++K)
+      for (const TensorDim &Dim : O.operand(1 - K)->type().Dims)
+        if (auto It = ServingShares.find(Dim.Id); It != ServingShares.end())
+          // Operand K, without the slots, is the experts' weight.
+          return O.setExpertShares(K, It->second.first, It->second.second);
   });
   Compile.setBound(std::move(Bound));
   return true;

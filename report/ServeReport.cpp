@@ -67,6 +67,11 @@ void instanceTable(const ServeResult &R, const ServeInstance &I,
 
 std::string bytes(double B) { return formatAmount(B, "B"); }
 
+/// A rate: 4 significant figures, whole from 1,000 up (`6987`, `17264`).
+std::string rate(double V) {
+  return V >= 1000 && V < 1e15 ? fmt::format("{:.0f}", V) : formatSig4(V);
+}
+
 /// `no` over memory (whatever the chunk), else `chunk` over the chunk.
 const char *fitsText(const CurveRow &Row) {
   return !Row.Memory.fits() ? "no" : Row.OverChunk ? "chunk" : "yes";
@@ -124,8 +129,8 @@ void shardc::printServeReport(const ServeResult &R, llvm::raw_ostream &OS) {
                       formatSig4(R.Decode.Time / R.Tpot));
   OS << fmt::format("throughput: {} requests/s per replica; tokens/s {} "
                     "(system), {} (replica), {} (chip)",
-                    formatSig4(R.RequestsPerSecond), formatSig4(R.TokensSystem),
-                    formatSig4(R.TokensReplica), formatSig4(R.TokensChip));
+                    rate(R.RequestsPerSecond), rate(R.TokensSystem),
+                    rate(R.TokensReplica), rate(R.TokensChip));
   if (R.CostPerMtok)
     OS << fmt::format("; cost per Mtok {}", formatSig4(*R.CostPerMtok));
   OS << "\n";
@@ -146,7 +151,7 @@ void shardc::printServeReport(const ServeResult &R, llvm::raw_ostream &OS) {
   for (const CurveRow &Row : R.Curve)
     OS << llvm::StringRef(fmt::format("{:>7}{:>12}{:>15}  {:<9}{:<6}{}",
                                       Row.Batch, formatTime(Row.Tpot),
-                                      formatSig4(Row.TokensPerChip),
+                                      rate(Row.TokensPerChip),
                                       serveBoundName(Row.Bound).str(),
                                       fitsText(Row), marks(Row)))
               .rtrim()
