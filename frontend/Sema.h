@@ -139,6 +139,8 @@ private:
   void speculate(const NestedBlockAST &B);
   bool disaggregated();
   llvm::SMRange DecodeMeshAt;
+  const Expr *DecodeMesh = nullptr;
+  const MeshSpec *PrefillPool = nullptr;
   std::optional<PropValue> LinkWord;
   /// `dim B = batch;`: the phase \p B names, declared as dim \p Dim; none
   /// when its value is no phase.

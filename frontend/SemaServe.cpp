@@ -53,6 +53,14 @@ bool Sema::phaseDim(const Binding &B, DimId Dim) {
 }
 
 void Sema::bindPhaseDims() {
+  // Disaggregated: the decode pool is the program's mesh; a `config` mesh
+  // beside it would leave one of them silently unused.
+  if (DecodeMesh) {
+    if (ConfigMesh && ConfigMesh != DecodeMesh)
+      Diags.report(DecodeMeshAt, diag::ServeDecodeConfigMesh);
+    else
+      ConfigMesh = DecodeMesh;
+  }
   for (unsigned K = 0; K < NumPhaseDims; ++K) {
     if (!Serve.Dims[K])
       continue;
@@ -263,12 +271,12 @@ void Sema::serveBlock(const ServeDecl &D) {
       break;
     case PropId::Serve_prefill:
       if (V.Sym && V.Sym->Mesh)
-        Serve.PrefillMesh = *V.Sym->Mesh;
+        PrefillPool = V.Sym->Mesh;
       break;
     case PropId::Serve_decode:
-      // The program's mesh: its shardings are written for the decode pool.
-      if (!ConfigMesh)
-        ConfigMesh = P.Value.get();
+      // The program's mesh (bindPhaseDims): its shardings are written for
+      // the decode pool.
+      DecodeMesh = P.Value.get();
       DecodeMeshAt = P.Value->Range;
       break;
     case PropId::Serve_link:
@@ -294,6 +302,12 @@ void Sema::serveBlock(const ServeDecl &D) {
   }
   if (!BatchSeen)
     Serve.BatchMax = true;
+  // The pools only where the mode reads them (elsewhere a warning below
+  // says they have no effect, and they have none).
+  if (Serve.Mode == ServeMode::Disaggregated && PrefillPool)
+    Serve.PrefillMesh = *PrefillPool;
+  if (Serve.Mode != ServeMode::Disaggregated)
+    DecodeMesh = nullptr;
   // Properties the mode does not read.
   for (const Property &P : D.Props) {
     bool Pools = P.Name.Name == "prefill" || P.Name.Name == "decode" ||

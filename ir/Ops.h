@@ -124,6 +124,11 @@ public:
   void setExpertShares(unsigned Weight, double WeightShare, double FlopShare) {
     Experts = ExpertShares{Weight, WeightShare, FlopShare};
   }
+  struct ExpertShares {
+    unsigned Weight;
+    double WeightShare, FlopShare;
+  };
+  const std::optional<ExpertShares> &expertShares() const { return Experts; }
 
   /// COST-MODEL.md §1 for a local product of \p L and \p R into \p Out:
   /// 2 x the product of the local extents of every distinct dim; with \p F,
@@ -150,10 +155,6 @@ private:
   double Used;
   std::optional<Fp8Gemm> Fp8;
   std::optional<DType> Math;
-  struct ExpertShares {
-    unsigned Weight;
-    double WeightShare, FlopShare;
-  };
   std::optional<ExpertShares> Experts;
 };
 

@@ -126,7 +126,7 @@ void shardc::printServeReport(const ServeResult &R, llvm::raw_ostream &OS) {
                       "accept {}); speed-up over plain decode {}\n",
                       formatSig4(R.Tau), formatTime(R.PassTime),
                       S.Speculate->Tokens, formatSig4(S.Speculate->Accept),
-                      formatSig4(R.Decode.Time / R.Tpot));
+                      formatSig4(R.Decode.Time / (R.PassTime / R.Tau)));
   OS << fmt::format("throughput: {} requests/s per replica; tokens/s {} "
                     "(system), {} (replica), {} (chip)",
                     rate(R.RequestsPerSecond), rate(R.TokensSystem),
@@ -261,7 +261,7 @@ void shardc::serveJson(JsonWriter &J, const ServeResult &R) {
     if (S.Speculate)
       J.attributeObject("speculate", [&] {
         J.attribute("pass_s", R.PassTime);
-        J.attribute("speedup", R.Decode.Time / R.Tpot);
+        J.attribute("speedup", R.Decode.Time / (R.PassTime / R.Tau));
         J.attribute("tokens_per_pass", R.Tau);
       });
     J.attributeObject("tokens_per_s", [&] {

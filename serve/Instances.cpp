@@ -81,20 +81,26 @@ ServeEngine::statementBytes(const MeshCompile &C) const {
   std::vector<std::pair<double, double>> Bytes(Checked.info().Statements.size(),
                                                {0.0, 0.0});
   std::vector<llvm::SmallPtrSet<const Value *, 8>> Seen(Bytes.size());
-  auto Add = [&](unsigned St, const Value *V) {
+  // \p Share: the part of a weight the op reads (an expert contraction
+  // in decode reads the experts its tokens touch).
+  auto Add = [&](unsigned St, const Value *V, double Share = 1) {
     if (St >= Bytes.size() || !Seen[St].insert(V).second)
       return;
     double B = V->type().localBytes(C.mesh());
     if (!isResident(V))
       Bytes[St].first += B;
     else if (isWeight(V))
-      Bytes[St].second += B;
+      Bytes[St].second += B * Share;
   };
   walk(C.lowered()->body(), [&](const Op &O) {
     if (O.stmt() == NoStmt || llvm::isa<InputOp, ParamOp>(O))
       return;
-    for (const Value *V : O.operands())
-      Add(O.stmt(), V);
+    auto *Ct = llvm::dyn_cast<ContractionOp>(&O);
+    for (unsigned K = 0; K < O.numOperands(); ++K)
+      Add(O.stmt(), O.operand(K),
+          Ct && Ct->expertShares() && Ct->expertShares()->Weight == K
+              ? Ct->expertShares()->WeightShare
+              : 1.0);
     if (O.result())
       Add(O.stmt(), O.result());
   });
