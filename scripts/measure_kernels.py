@@ -11,6 +11,14 @@ the sweeps `shardc calibrate` and scripts/fit_gemm.py read:
                    head dimension, causal or not, per kernel backend
   elementwise.csv  memory-bound kernels (norms, activations, dropout, adds,
                    softmax, the optimizer's passes) with the bytes they move
+  decode_gemm.csv  serving's GEMMs: few rows (a decode step's batch) against
+                   a whole weight matrix, bf16 and fp8, with the bytes each
+                   must read and the bandwidth it reached
+  decode_attention.csv  one new query per sequence against a KV cache
+                   (grouped heads), with the cache bytes and bandwidth
+  kernel_floor.csv the least time a kernel takes: an empty-ish kernel queued
+                   back to back, replayed from a CUDA graph, and launched
+                   from the host one at a time
   meta.json        the GPU, driver, CUDA, cuBLAS/cuDNN and PyTorch versions,
                    clocks and the date: a measurement is only as good as the
                    record of where it was taken
@@ -180,6 +188,61 @@ def dedupe(rows):
             seen.add(key)
             out.append(row)
     return out
+
+
+# Serving: the models of the published serving runs shardc validates
+# against (TensorRT-LLM v0.9's tables): name, E, F, N, KV, H, V, gated, and
+# the tensor-parallel degrees they ran at.
+SERVE_MODELS = [
+    ("gptj-6b", 4096, 16384, 16, 16, 256, 50400, False, (1,)),
+    ("llama-7b", 4096, 11008, 32, 32, 128, 32000, True, (1,)),
+    ("llama-70b", 8192, 28672, 64, 8, 128, 32000, True, (1, 2, 4, 8)),
+]
+# A decode step's GEMM has M = the batch's tokens (2048: a prompt of
+# 2,048 tokens, prefill at batch 1); 1 is bf16 only (fp8
+# GEMMs take dims that are multiples of 16).
+DECODE_TOKENS = (1, 16, 32, 64, 128, 256, 512, 1024, 2048)
+DECODE_BATCH = (1, 16, 64, 256)
+DECODE_CONTEXT = (256, 1024, 2048, 4096)
+
+
+def decode_gemms():
+    """(m, n, k, tp, label) of each projection of each serving model at
+    each tensor-parallel degree and decode batch: y[T, out] = x[T, in] W^T,
+    M = T, N = out, K = in, the weight sharded as Megatron shards it."""
+    rows = []
+    for name, e, f, n, kv, h, v, gated, tps in SERVE_MODELS:
+        for t in tps:
+            projections = [
+                ("qkv", e, (n + 2 * kv) * h // t),
+                ("attn-out", n * h // t, e),
+                ("fc1", e, (2 if gated else 1) * f // t),
+                ("fc2", f // t, e),
+                ("head", e, ceil_div(v, t)),
+            ]
+            for proj, fan_in, fan_out in projections:
+                for m in DECODE_TOKENS:
+                    rows.append((m, fan_out, fan_in, t,
+                                 f"{name}/tp{t}/{proj}/m{m}"))
+    return rows
+
+
+def decode_attentions():
+    """(batch, query heads, kv heads, head dim, context, label) of one
+    decode step's attention per chip."""
+    rows, seen = [], set()
+    for name, e, f, n, kv, h, v, gated, tps in SERVE_MODELS:
+        for t in tps:
+            heads, kv_heads = n // t, max(1, kv // t)
+            for b in DECODE_BATCH:
+                for s in DECODE_CONTEXT:
+                    key = (b, heads, kv_heads, h, s)
+                    # Two bf16 caches of at most 8 GiB.
+                    if key in seen or 4 * b * kv_heads * s * h > 8 << 30:
+                        continue
+                    seen.add(key)
+                    rows.append(key + (f"{name}/tp{t}/b{b}/s{s}",))
+    return rows
 
 
 ATTENTION = [
@@ -462,6 +525,167 @@ def measure_elementwise(torch, out_dir, deadline, log):
     log(f"elementwise: {w.count} rows")
 
 
+def measure_decode_gemms(torch, dtypes, out_dir, deadline, log):
+    """Serving's GEMMs: bytes = the weight, the activation read and the
+    output written, at the GEMM's dtype (fp8: 1-byte weight and input, bf16
+    output)."""
+    props = torch.cuda.get_device_properties(0)
+    l2 = getattr(props, "L2_cache_size", 50 << 20)
+    w = Writer(os.path.join(out_dir, "decode_gemm.csv"),
+               ["m", "n", "k", "batch", "dtype", "time_s", "p10_s", "p90_s",
+                "iters", "starved", "tflops", "bytes", "gbps", "tp", "label"])
+    # Shape outer, dtype inner: a run cut short still has both dtypes.
+    for m, n, k, tp, label in decode_gemms():
+        if time.time() > deadline:
+            log(f"decode gemm: time budget spent, stopped at {label}")
+            break
+        for dtype in [d for d in dtypes if d in ("bf16", "fp8_e4m3")]:
+            if dtype.startswith("fp8") and (m % 16 or n % 16 or k % 16):
+                continue
+            elem = 1 if dtype.startswith("fp8") else 2
+            nbytes = elem * (n * k + m * k) + 2 * m * n
+            try:
+                run = gemm_runner(torch, m, n, k, 1, "nt", dtype, l2)
+                med, p10, p90, iters, starved = time_launches(torch, run)
+                del run
+            except Exception as err:
+                log(f"decode gemm {dtype} {label} {m}x{n}x{k}: {err!r}")
+                torch.cuda.empty_cache()
+                continue
+            w.row(m=m, n=n, k=k, batch=1, dtype=dtype.split("_")[0],
+                  time_s=f"{med:.9g}", p10_s=f"{p10:.9g}", p90_s=f"{p90:.9g}",
+                  iters=iters, starved=starved,
+                  tflops=f"{2.0 * m * n * k / med / 1e12:.2f}", bytes=nbytes,
+                  gbps=f"{nbytes / med / 1e9:.1f}", tp=tp, label=label)
+    torch.cuda.empty_cache()
+    log(f"decode gemm: {w.count} rows")
+
+
+def measure_decode_attention(torch, out_dir, deadline, log):
+    """One new query per sequence against a bf16 KV cache of `context`
+    tokens (PyTorch's SDPA has no fp8 cache): bytes = both caches read plus
+    q and the output; grouped heads through enable_gqa."""
+    F = torch.nn.functional
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    backends = [("flash", SDPBackend.FLASH_ATTENTION),
+                ("efficient", SDPBackend.EFFICIENT_ATTENTION),
+                ("cudnn", SDPBackend.CUDNN_ATTENTION)]
+    w = Writer(os.path.join(out_dir, "decode_attention.csv"),
+               ["batch", "heads", "kv_heads", "head_dim", "context", "backend",
+                "time_s", "p10_s", "p90_s", "bytes", "gbps", "iters",
+                "starved", "label"])
+    failed = set()  # (backend, grouped): a backend that refused once
+    for b, heads, kv_heads, hd, s, label in decode_attentions():
+        if time.time() > deadline:
+            log("decode attention: time budget spent")
+            break
+        nbytes = 2 * (2 * b * kv_heads * s * hd + 2 * b * heads * hd)
+        try:
+            q = torch.randn(b, heads, 1, hd, device="cuda", dtype=torch.bfloat16)
+            k, v = (torch.randn(b, kv_heads, s, hd, device="cuda",
+                                dtype=torch.bfloat16) for _ in range(2))
+        except Exception as err:
+            log(f"decode attention {label}: {err!r}")
+            torch.cuda.empty_cache()
+            continue
+        for bname, backend in backends:
+            if (bname, kv_heads != heads) in failed:
+                continue
+            try:
+                with sdpa_kernel([backend]):
+                    fn = lambda: F.scaled_dot_product_attention(
+                        q, k, v, enable_gqa=kv_heads != heads)
+                    med, p10, p90, iters, starved = time_launches(torch, fn)
+            except Exception as err:
+                log(f"decode attention {bname} {label}: {err!r}")
+                failed.add((bname, kv_heads != heads))
+                continue
+            w.row(batch=b, heads=heads, kv_heads=kv_heads, head_dim=hd,
+                  context=s, backend=bname, time_s=f"{med:.9g}",
+                  p10_s=f"{p10:.9g}", p90_s=f"{p90:.9g}", bytes=nbytes,
+                  gbps=f"{nbytes / med / 1e9:.1f}", iters=iters,
+                  starved=starved, label=label)
+        del q, k, v
+        torch.cuda.empty_cache()
+    log(f"decode attention: {w.count} rows")
+
+
+def measure_kernel_floor(torch, out_dir, deadline, log):
+    """The least a kernel costs, three ways: `queued` (one tiny kernel timed
+    between events while the GPU runs the queue back to back: the kernel and
+    the gap to the next), `graph` (a CUDA graph of 1,000 tiny kernels
+    replayed: the time per kernel), `host` (1,000 launched from Python with
+    no sync: PyTorch's host cost per launch, the floor an eager loop meets).
+    Then decode-sized kernels (a norm, an add, SiLU-and-multiply on [B, E])
+    queued, each a kernel a decode step runs per layer."""
+    F = torch.nn.functional
+    w = Writer(os.path.join(out_dir, "kernel_floor.csv"),
+               ["kernel", "how", "rows", "cols", "time_s", "p10_s", "p90_s",
+                "iters", "starved"])
+    x = torch.ones(1, device="cuda", dtype=torch.float32)
+    tiny = lambda: x.add_(1.0)
+    med, p10, p90, iters, starved = time_launches(torch, tiny, lo=50, hi=200)
+    w.row(kernel="add_1", how="queued", rows=1, cols=1, time_s=f"{med:.9g}",
+          p10_s=f"{p10:.9g}", p90_s=f"{p90:.9g}", iters=iters, starved=starved)
+    count = 1000
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            tiny()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(count):
+            tiny()
+    per = []
+    for _ in range(7):
+        e0, e1 = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+        e0.record()
+        graph.replay()
+        e1.record()
+        torch.cuda.synchronize()
+        per.append(e0.elapsed_time(e1) * 1e-3 / count)
+    per.sort()
+    w.row(kernel="add_1", how="graph", rows=1, cols=1,
+          time_s=f"{statistics.median(per):.9g}", p10_s=f"{per[0]:.9g}",
+          p90_s=f"{per[-1]:.9g}", iters=7 * count, starved=0)
+    per = []
+    for _ in range(7):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(count):
+            tiny()
+        t1 = time.perf_counter()
+        torch.cuda.synchronize()
+        per.append((t1 - t0) / count)
+    per.sort()
+    w.row(kernel="add_1", how="host", rows=1, cols=1,
+          time_s=f"{statistics.median(per):.9g}", p10_s=f"{per[0]:.9g}",
+          p90_s=f"{per[-1]:.9g}", iters=7 * count, starved=0)
+    for rows in (1, 64, 1024):
+        if time.time() > deadline:
+            log("kernel floor: time budget spent")
+            break
+        for cols in (4096, 8192):
+            a = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+            c = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+            g = torch.randn(cols, device="cuda", dtype=torch.bfloat16)
+            for name, fn in (("rmsnorm", lambda: F.rms_norm(a, (cols,), g)),
+                             ("add", lambda: a + c),
+                             ("silu_mul", lambda: F.silu(a) * c)):
+                try:
+                    med, p10, p90, iters, starved = time_launches(
+                        torch, fn, lo=20, hi=100)
+                except Exception as err:
+                    log(f"kernel floor {name} {rows}x{cols}: {err!r}")
+                    continue
+                w.row(kernel=name, how="queued", rows=rows, cols=cols,
+                      time_s=f"{med:.9g}", p10_s=f"{p10:.9g}",
+                      p90_s=f"{p90:.9g}", iters=iters, starved=starved)
+    log(f"kernel floor: {w.count} rows")
+
+
 def command_output(cmd):
     try:
         return subprocess.run(cmd, capture_output=True, text=True,
@@ -528,7 +752,8 @@ def main():
     ap.add_argument("--out", default="sweeps", help="folder for the CSVs")
     ap.add_argument("--budget", type=float, default=300,
                     help="seconds of measuring before the sweeps stop early")
-    ap.add_argument("--only", choices=["gemm", "attention", "elementwise"],
+    ap.add_argument("--only", choices=["gemm", "attention", "elementwise",
+                                       "decode"],
                     action="append", help="measure only these (repeatable)")
     ap.add_argument("--dtypes", default="bf16,fp8_e4m3,fp8_e5m2",
                     help="GEMM dtypes: bf16, fp8_e4m3 (forward), fp8_e5m2 "
@@ -545,7 +770,7 @@ def main():
     ap.add_argument("--dry-run", action="store_true",
                     help="list what would be measured and stop (no GPU)")
     args = ap.parse_args()
-    only = set(args.only or ["gemm", "attention", "elementwise"])
+    only = set(args.only or ["gemm", "attention", "elementwise", "decode"])
     rows = gemm_rows(args)
     dtypes = [d for d in args.dtypes.split(",") if d]
     for d in dtypes:
@@ -561,6 +786,13 @@ def main():
             print(f"# {len(ATTENTION)} attention settings x 2 backends x fwd/bwd")
         if "elementwise" in only:
             print(f"# elementwise kernels at {len(ELEMENTWISE_SIZES)} sizes")
+        if "decode" in only:
+            for m, n, k, tp, label in decode_gemms():
+                print(f"decode-gemm {m} {n} {k} {label}")
+            for b, heads, kv_heads, hd, s, label in decode_attentions():
+                print(f"decode-attention {b} {heads} {kv_heads} {hd} {s} {label}")
+            print(f"# {len(decode_gemms())} decode GEMMs, "
+                  f"{len(decode_attentions())} decode attentions, kernel floor")
         return 0
     try:
         import torch
@@ -589,11 +821,15 @@ def main():
         f"CUDA {meta['cuda']}, cuBLAS {meta['cublas']}")
     torch.manual_seed(args.seed)
     # Spread the budget: GEMMs first (the fit needs them most).
-    steps = [("elementwise", measure_elementwise, 0.10),
-             ("attention", measure_attention, 0.25),
-             ("gemm", None, 1.0)]
-    for name, fn, share in steps:
-        if name not in only:
+    steps = [("decode", "kernel floor", measure_kernel_floor, 0.05),
+             ("decode", "decode attention", measure_decode_attention, 0.25),
+             ("decode", "decode gemm",
+              lambda t, o, e, l: measure_decode_gemms(t, dtypes, o, e, l), 0.5),
+             ("elementwise", "elementwise", measure_elementwise, 0.10),
+             ("attention", "attention", measure_attention, 0.25),
+             ("gemm", "gemm", None, 1.0)]
+    for group, name, fn, share in steps:
+        if group not in only:
             continue
         end = min(deadline, time.time() + share * args.budget) if fn else deadline
         try:
