@@ -166,6 +166,9 @@ void Sema::chip(const ChipDecl &D) {
   Optional(PropId::Chip_attention_efficiency, C.AttentionEfficiency);
   Optional(PropId::Chip_attention_backward_efficiency,
            C.AttentionBackwardEfficiency);
+  Optional(PropId::Chip_matmul_hbm_efficiency, C.MatmulHbmEfficiency);
+  Optional(PropId::Chip_matmul_latency, C.MatmulLatency);
+  C.KernelLatency = Props.number(PropId::Chip_kernel_latency, C.KernelLatency);
   if (Props.has(PropId::Chip_sms))
     C.Sms = Props.get(PropId::Chip_sms).Whole;
   Ok &= chipGemm(D, Props, C);

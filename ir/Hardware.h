@@ -72,10 +72,21 @@ struct ChipSpec {
   /// matmul peak, forward and backward (default matmul_efficiency).
   std::optional<double> ElementwiseEfficiency;
   std::optional<double> AttentionEfficiency, AttentionBackwardEfficiency;
+  /// A kernel's fixed time, on the memory side of its roofline: a decode
+  /// step's small kernels run on a line, latency + bytes / bandwidth. Every
+  /// kernel pays `kernel_latency` (0 unless written); ops made of matmuls
+  /// pay `matmul_latency` instead (default kernel_latency) and stream their
+  /// operands at `matmul_hbm_efficiency` of hbm_bw (default hbm_efficiency).
+  double KernelLatency = 0;
+  std::optional<double> MatmulLatency, MatmulHbmEfficiency;
 
   double elementwiseEfficiency() const {
     return ElementwiseEfficiency.value_or(HbmEfficiency);
   }
+  double matmulHbmEfficiency() const {
+    return MatmulHbmEfficiency.value_or(HbmEfficiency);
+  }
+  double matmulLatency() const { return MatmulLatency.value_or(KernelLatency); }
   double attentionEfficiency(bool Backward) const {
     const std::optional<double> &E =
         Backward ? AttentionBackwardEfficiency : AttentionEfficiency;
@@ -89,7 +100,8 @@ struct ChipSpec {
   bool atDatasheetPeaks() const {
     return MatmulEfficiency == 1 && HbmEfficiency == 1 &&
            elementwiseEfficiency() == 1 && attentionEfficiency(false) == 1 &&
-           attentionEfficiency(true) == 1 && Tiles.empty();
+           attentionEfficiency(true) == 1 && matmulHbmEfficiency() == 1 &&
+           KernelLatency == 0 && matmulLatency() == 0 && Tiles.empty();
   }
 
   /// Whether tile class \p Tc prices a GEMM in \p T: its own dtype's

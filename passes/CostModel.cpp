@@ -29,15 +29,19 @@ ComputeTime shardc::computeTime(const OpWork &W, const ChipSpec &C) {
     T.TMath = W.Matmul
                   ? W.Flops / (C.matmulPeak(W.Elt) * matmulEfficiency(W, C))
                   : W.Flops / C.vectorPeak(W.Elt);
-  // A matmul's operands stream at a read kernel's rate (hbm_efficiency); a
-  // memory-bound kernel's bytes, and the softmax and dropout between
-  // unfused attention's matmuls, at the rate measured for such kernels.
+  // A matmul's operands stream at the rate measured for GEMMs that stream
+  // a weight (matmul_hbm_efficiency, else a read kernel's); a memory-bound
+  // kernel's bytes, and the softmax and dropout between unfused attention's
+  // matmuls, at the rate measured for such kernels. A kernel that runs at
+  // all adds its fixed time: small kernels run on a line, not at a rate.
   double Elementwise = C.HbmBw * C.elementwiseEfficiency();
-  T.THbm = W.Matmul ? W.HbmBytes / (C.HbmBw * C.HbmEfficiency)
-                    : W.HbmBytes / Elementwise;
+  double Streaming = C.HbmBw * C.matmulHbmEfficiency();
+  T.THbm = W.Matmul ? W.HbmBytes / Streaming : W.HbmBytes / Elementwise;
+  if (W.Flops > 0 || W.HbmBytes > 0)
+    T.THbm += W.Matmul ? C.matmulLatency() : C.KernelLatency;
   T.TSerial = W.SerialBytes / Elementwise;
   if (W.Matmul && W.SerialBytes > 0)
-    T.THbm += T.TSerial - W.SerialBytes / (C.HbmBw * C.HbmEfficiency);
+    T.THbm += T.TSerial - W.SerialBytes / Streaming;
   return T;
 }
 

@@ -70,7 +70,10 @@ void chipJson(OStream &J, const ChipSpec &C) {
     J.attribute("hbm_bw", C.HbmBw);
     J.attribute("hbm_bytes", C.HbmBytes);
     J.attribute("hbm_efficiency", C.HbmEfficiency);
+    J.attribute("kernel_latency_s", C.KernelLatency);
     J.attribute("matmul_efficiency", C.MatmulEfficiency);
+    J.attribute("matmul_hbm_efficiency", C.matmulHbmEfficiency());
+    J.attribute("matmul_latency_s", C.matmulLatency());
     J.attribute("name", C.Name);
     J.attributeObject("vector_flops", [&] {
       for (DType T : peakDTypes(C.VectorFlops))

@@ -379,6 +379,11 @@ std::string shardc::peaksLabel(const ChipSpec &Chip) {
   Figure("elementwise_efficiency", Chip.ElementwiseEfficiency);
   Figure("attention_efficiency", Chip.AttentionEfficiency);
   Figure("attention_backward_efficiency", Chip.AttentionBackwardEfficiency);
+  Figure("matmul_hbm_efficiency", Chip.MatmulHbmEfficiency);
+  if (Chip.KernelLatency > 0 || Chip.matmulLatency() > 0)
+    Measured.push_back(fmt::format("kernel latency {} (matmuls {})",
+                                   formatTime(Chip.KernelLatency),
+                                   formatTime(Chip.matmulLatency())));
   // GEMMs priced by shape: the tile classes stand for a fitted sweep.
   if (!Chip.Tiles.empty())
     Measured.push_back(fmt::format("{} GEMM tile class{}", Chip.Tiles.size(),
