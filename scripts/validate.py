@@ -3,8 +3,8 @@
 
 The cases live in examples/validation/published.json (its "tables" and
 "cases"; each case names a .shard file of that folder, a chunk of it and a
-metric: step_time_s, forward_s, backward_s, tflops_per_gpu, op_time_s or
-activations_bytes).
+metric: step_time_s, forward_s, backward_s, tflops_per_gpu, op_time_s,
+activations_bytes, or a serving file's tokens_per_s_per_chip or ttft_s).
 Each distinct file runs once, `shardc --split-input-file --format=json`, in
 parallel; the script prints a table per table of the measured and predicted
 values, the signed error (predicted / measured - 1) and whether its |error|
@@ -38,10 +38,11 @@ import subprocess
 import sys
 
 METRICS = {"step_time_s", "forward_s", "backward_s", "tflops_per_gpu",
-           "op_time_s", "activations_bytes"}
+           "op_time_s", "activations_bytes", "tokens_per_s_per_chip",
+           "ttft_s"}
 SCALES = {"s": 1.0, "ms": 1e3, "us": 1e6, "\u00b5s": 1e6, "ns": 1e9,
           "FLOP/s": 1.0, "GFLOP/s": 1e-9, "TFLOP/s": 1e-12, "PFLOP/s": 1e-15,
-          "MB": 1e-6, "GB": 1e-9}
+          "MB": 1e-6, "GB": 1e-9, "tok/s": 1.0}
 BEGIN = "<!-- BEGIN GENERATED: %s -->"
 END = "<!-- END GENERATED: %s -->"
 BOLD = "font-size:%dpx;font-weight:bold"
@@ -159,6 +160,15 @@ def predict(case, chunks):
         names = sorted({str(op.get("name")) for op in chunk.get("ops", [])})
         return None, "no forward op %r (ops: %s)" % (case["op"],
                                                      ", ".join(names[:12]))
+    if metric in ("tokens_per_s_per_chip", "ttft_s"):
+        serve = chunk.get("serve") or {}
+        value = ((serve.get("tokens_per_s") or {}).get("chip")
+                 if metric == "tokens_per_s_per_chip" else serve.get("ttft_s"))
+        if not isinstance(value, (int, float)):
+            return None, "no serve.%s (is it a serving file?)" % (
+                "tokens_per_s.chip" if metric == "tokens_per_s_per_chip"
+                else "ttft_s")
+        return value, None
     if metric == "activations_bytes":
         value = (chunk.get("memory") or {}).get("activations_bytes")
         if not isinstance(value, (int, float)):
