@@ -35,8 +35,10 @@ std::pair<double, double> AttentionOp::flops(const ShardType &Q,
                                              const ShardType &K, bool Causal,
                                              const MeshSpec &M, bool AtEnd) {
   // 4 x B x Sq x Sk x N x H: q's elements are B x Sq x N x H, each against
-  // all Sk keys (a QK^T and a PV product, 2 FLOPs each).
+  // all Sk keys (a QK^T and a PV product, 2 FLOPs each); per chip, against
+  // the keys it holds (all of them unless the context is sharded).
   double Sk = double(K.Dims[seqDim(K)].Size);
+  double LocalSk = double(K.localSize(seqDim(K), M));
   double Sq = double(Q.Dims[seqDim(Q)].Size);
   // Causal: half, as v0.2 counts it. Serving (AtEnd), the queries are the
   // last Sq of the Sk positions: query i (0 .. Sq - 1 from the first) sees
@@ -46,7 +48,7 @@ std::pair<double, double> AttentionOp::flops(const ShardType &Q,
                 : !AtEnd || Sq >= Sk || Sq < 1
                     ? 0.5
                     : (Sq * Sk - Sq * (Sq - 1) / 2) / (Sq * Sk);
-  return {4 * Q.localElements(M) * Sk * Kept,
+  return {4 * Q.localElements(M) * LocalSk * Kept,
           4 * Q.globalElements() * Sk * Kept};
 }
 
@@ -59,7 +61,7 @@ double AttentionOp::lseBytes(const ShardType &Q, const MeshSpec &M) {
 double AttentionOp::scoreElements(const ShardType &Q, const ShardType &K,
                                   const MeshSpec &M) {
   double H = double(Q.localSize(Q.Dims.size() - 1, M));
-  return Q.localElements(M) / H * double(K.Dims[seqDim(K)].Size);
+  return Q.localElements(M) / H * double(K.localSize(seqDim(K), M));
 }
 
 /// The attrs attention and its gradient print.
@@ -103,15 +105,46 @@ std::string AttentionOp::verify(const TypeNames &, bool Lowered) const {
   return Lowered ? operandsComputeIn(*this, 0, 3) : "";
 }
 
+AxisSet AttentionOp::contextAxes() const {
+  if (!Serving || numOperands() != 3)
+    return {};
+  const ShardType &Q = operand(0)->type(), &K = operand(1)->type(),
+                  &V = operand(2)->type();
+  AxisSet A = AxisSet::of(K.Dims[seqDim(K)].Axes);
+  if (A.empty() || !(A == AxisSet::of(V.Dims[seqDim(V)].Axes)))
+    return {};
+  // Global bytes each plan moves, before the (|A| - 1) / |A| both share:
+  // gathering k and v moves them once; attending in place gathers q (when
+  // A shards it) and AllReduces the output, twice its bytes on a ring.
+  auto Bytes = [](const ShardType &T) {
+    return T.globalElements() * double(dtypeBytes(T.Elt));
+  };
+  bool QSharded = !(Q.axesUsed() & A).empty();
+  double InPlace = (QSharded ? Bytes(Q) : 0) + 2 * Bytes(result()->type());
+  return InPlace < Bytes(K) + Bytes(V) ? A : AxisSet();
+}
+
 ShardType AttentionOp::requiredOperandType(unsigned I) const {
   ShardType Q = operand(0)->type();
   Q.Unreduced = {};
-  return I == 0 ? Q : kvRequired(Q, operand(I)->type());
+  AxisSet A = contextAxes();
+  for (TensorDim &D : Q.Dims)
+    llvm::erase_if(D.Axes, [&](AxisId X) { return A.contains(X); });
+  if (I == 0)
+    return Q;
+  ShardType KV = kvRequired(Q, operand(I)->type());
+  // In place, each chip keeps its own part of the context.
+  if (!A.empty())
+    KV.Dims[seqDim(KV)].Axes = operand(I)->type().Dims[seqDim(KV)].Axes;
+  return KV;
 }
 
 ShardType AttentionOp::naturalType() const {
   ShardType T = requiredOperandType(0);
   T.Elt = result()->type().Elt;
+  // In place, each chip's output is a partial sum over the context's axes
+  // (combined with the log-sum-exps, whose bytes are not counted).
+  T.Unreduced = contextAxes();
   return T;
 }
 

@@ -42,6 +42,13 @@ public:
   bool dropout() const { return Dropout; }
   /// The position of the sequence dim in q and k (third from last).
   static unsigned seqDim(const ShardType &T) { return T.Dims.size() - 3; }
+  /// The attention plan over a sharded context (docs/inference.md): the
+  /// axes A sharding k's sequence dim when this serving attention attends
+  /// in place (q gathered over A, each chip against its own keys, the
+  /// partial outputs reduced over A), which it does when that moves fewer
+  /// bytes than gathering k and v; empty otherwise (v0.2's plan: k and v
+  /// whole on the sequence, as training always has them).
+  AxisSet contextAxes() const;
   /// The FLOPs of attention over \p Q and \p K: per chip, and for the
   /// whole program (replication not counted). With \p Causal, the pairs a
   /// mask keeps: half (v0.2's rule, whatever the lengths); with \p AtEnd
@@ -53,7 +60,8 @@ public:
                                          bool AtEnd = false);
   /// Bytes per chip of the fp32 log-sum-exp for queries \p Q.
   static double lseBytes(const ShardType &Q, const MeshSpec &M);
-  /// Score elements per chip, B x Sq x N x Sk (unfused attention).
+  /// Score elements per chip, B x Sq x N x Sk (Sk: the keys on the chip;
+  /// unfused attention).
   static double scoreElements(const ShardType &Q, const ShardType &K,
                               const MeshSpec &M);
 
