@@ -120,6 +120,9 @@ void collectiveJson(OStream &J, const CollectiveOp &Op, const MeshCompile &C) {
     });
     J.attribute("bytes", Cost.GroupBytes);
     J.attribute("kind", collectiveName(Op.collectiveKind()));
+    // Its latency outweighs its bandwidth time (decode's small messages).
+    J.attribute("latency_bound",
+                Cost.LatencyTime > Cost.Time - Cost.LatencyTime);
     J.attribute("latency_s", Cost.LatencyTime);
     J.attributeArray("levels", [&] {
       for (const LevelCost &L : Cost.Levels)
@@ -207,9 +210,11 @@ void fusionJson(OStream &J, const MeshCompile &C, unsigned Stmt,
   });
 }
 
+/// \p Phase, when not empty, names the ops' phase in place of their
+/// statements' own (a serving program's decode step).
 void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
             llvm::ArrayRef<const CollectiveOp *> Colls,
-            llvm::ArrayRef<std::string> IrNames) {
+            llvm::ArrayRef<std::string> IrNames, llvm::StringRef Phase) {
   llvm::StringRef IrName = IrNames[Stmt];
   const Statement &S = C.program().statement(Stmt);
   const OpCost &Cost = *C.Tables.StatementCosts[Stmt];
@@ -256,7 +261,7 @@ void opJson(OStream &J, const MeshCompile &C, unsigned Stmt,
         J.attribute("under_s", O.Under);
       });
     }
-    J.attribute("phase", phaseName(S.Ph));
+    J.attribute("phase", Phase.empty() ? phaseName(S.Ph) : Phase);
     J.attribute("repeat", S.Repeat);
     J.attribute("t_comms_s", Cost.TComms);
     J.attribute("t_hbm_s", Cost.THbm);
@@ -440,7 +445,7 @@ void shardc::printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS) {
           if (C->Tables.StatementCosts[I] &&
               Info.Statements[I].Kind != OpKind::Input &&
               Info.Statements[I].Kind != OpKind::Param)
-            opJson(J, *C, I, Colls[I], IrNames);
+            opJson(J, *C, I, Colls[I], IrNames, E.OpPhase);
       });
       J.attribute("overlap", C->config().Overlap);
     }

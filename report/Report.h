@@ -77,6 +77,9 @@ struct JsonEntry {
   /// A serving program's `serve` object (report/ServeReport.h); the entry
   /// is then the decode step's report at the serving batch.
   std::function<void(JsonWriter &)> Serve;
+  /// The `phase` of every op, when not their statements' own: a serving
+  /// program's report is its decode (or verify) step's.
+  std::string OpPhase;
 };
 void printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS);
 /// The report of one costed program, as a one-element array.

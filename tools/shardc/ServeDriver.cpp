@@ -37,10 +37,14 @@ int shardc::serveAndEmit(Program &P, DiagnosticEngine &Diags,
     printServeReport(S, OS);
     return ExitSuccess;
   }
-  if (Json)
+  if (Json) {
     Json->Serve = [&](JsonWriter &J) { serveJson(J, S); };
+    Json->OpPhase = "decode";
+  }
   emitCompiled(S.DecodeCompile.get(), Diags, O, OS, Json);
-  if (Json)
+  if (Json) {
     Json->Serve = nullptr;
+    Json->OpPhase.clear();
+  }
   return ExitSuccess;
 }

@@ -223,7 +223,7 @@ int runFile(size_t File, const DriverOptions &O, OutputWriter &Out,
     // Its entry (JSON) or its empty section under its heading (text).
     llvm::raw_ostream &OS = Out.beginChunk(File, 0);
     if (jsonReport(O)) {
-      JsonEntry E{Path, 0, {{"error", Msg, "", 0, 0}}, nullptr, true, {},
+      JsonEntry E{Path, 0, {{"error", Msg, "", 0, 0}}, nullptr, true, {}, {},
                   {},   {}};
       printJsonEntry(E, OS);
     }
