@@ -283,7 +283,10 @@ void Sema::serveBlock(const ServeDecl &D) {
       LinkWord = V;
       break;
     case PropId::Serve_kv_fraction:
-      Diags.report(P.Name.Range, diag::ServeNotYet, "'" + P.Name.Name + "'");
+      if (Props.has(PropId::Serve_hbm_usable))
+        Diags.report(P.Name.Range, diag::ServeKvFractionAndUsable);
+      else
+        Serve.KvFraction = V.Number;
       break;
     default:
       break;

@@ -52,6 +52,10 @@ struct ServeSpec {
   /// each such op by the frontend; kept here for the report).
   std::optional<DType> Compute;
   double HbmUsable = 1.0;
+  /// `kv_fraction`: instead of hbm_usable, the KV cache may take this share
+  /// of the HBM the weights and workspace leave (TensorRT-LLM's and vLLM's
+  /// convention).
+  std::optional<double> KvFraction;
   std::optional<int64_t> MaxBatch;
   /// `chunk`: continuous batching's prefill tokens per step (none:
   /// unlimited, a whole prompt).

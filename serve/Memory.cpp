@@ -68,6 +68,13 @@ ServeMemory ServeEngine::memory(int64_t B, const ServeInstance &Dec,
   M.Workspace = std::max(Dec.Workspace, Pre.Workspace);
   M.Total = M.Weights + M.Kv + M.Workspace;
   M.Usable = Chip.HbmBytes * S.HbmUsable;
+  // kv_fraction: the cache may take that share of what the weights and the
+  // workspace leave (none when they overflow the HBM alone).
+  if (S.KvFraction) {
+    double Left = std::max(0.0, Chip.HbmBytes - M.Weights - M.Workspace);
+    M.Usable =
+        std::min(Chip.HbmBytes, M.Weights + M.Workspace + *S.KvFraction * Left);
+  }
   return M;
 }
 
