@@ -1,8 +1,9 @@
 //===- Engine.h - The serve engine, private to serve/ ---------*- C++ -*-===//
 //
 // The class the serve library's files share: the instances (Instances.cpp),
-// memory, the largest batch and the constants (Memory.cpp), and the engine
-// arithmetic that joins them (Serve.cpp). Included by serve/ only.
+// memory, the largest batch and the constants (Memory.cpp), the engine
+// arithmetic that joins them (Serve.cpp) and the book's warnings
+// (Warnings.cpp). Included by serve/ only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_SERVE_ENGINE_H
@@ -82,8 +83,11 @@ private:
   llvm::Expected<bool> servingBatch(ServeResult &R);
   llvm::Expected<bool> curve(ServeResult &R);
   llvm::Expected<bool> finish(ServeResult &R);
-  /// The book's warnings that the serving batch's numbers raise.
+  /// The book's warnings that the serving batch's numbers raise
+  /// (Warnings.cpp).
   void warnings(const ServeResult &R) const;
+  void warnCommsOverWeights(const ServeResult &R) const;
+  void warnNoLatency(const MeshCompile &Decode) const;
   bool overChunk(int64_t B) const { return M.Continuous && B > M.ChunkLimit; }
   /// What the steps share: the batch quantum and the mode's constants.
   struct ModeState {

@@ -293,34 +293,6 @@ llvm::Expected<bool> ServeEngine::finish(ServeResult &R) {
   return true;
 }
 
-void ServeEngine::warnings(const ServeResult &R) const {
-  // Model parallelism past its memory-bound limit: the decode step's
-  // collectives (latency included) outlast its weight reads.
-  double WeightReads = 0;
-  for (const ServeRow &Row : R.Decode.Rows)
-    WeightReads += Row.WeightHbm * double(Row.Repeat);
-  if (WeightReads > 0 && R.Decode.TComms > WeightReads)
-    Diags.report(S.At, diag::ServeCommsOverWeights, R.Batch,
-                 formatTime(R.Decode.TComms), formatTime(WeightReads));
-  // A decode collective over a level with no latency is priced free of it.
-  const MeshCompile &C = *R.DecodeCompile;
-  const auto &Levels = Mesh.Cluster->Levels;
-  std::vector<int64_t> Crossing(Levels.size(), 0);
-  walk(C.lowered()->body(), [&](const Op &O) {
-    if (O.id() < C.Tables.Collectives.size())
-      if (const auto &Cc = C.Tables.Collectives[O.id()])
-        for (const LevelCost &L : Cc->Levels)
-          if (L.Level < Levels.size() && L.Bytes > 0)
-            Crossing[L.Level] +=
-                O.stmt() == NoStmt ? 1 : Checked.statement(O.stmt()).Repeat;
-  });
-  for (unsigned L = 0; L < Levels.size(); ++L) {
-    const LevelCalibration &Cal = Levels[L].Calibration;
-    if (Crossing[L] && Cal.Latency <= 0 && !(Cal.BulkLatency > 0.0))
-      Diags.report(S.At, diag::ServeNoLatency, Levels[L].Name, Crossing[L]);
-  }
-}
-
 #undef SERVE_AT
 
 llvm::Expected<std::optional<ServeResult>> ServeEngine::run() {
