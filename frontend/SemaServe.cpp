@@ -482,5 +482,7 @@ void Sema::finishServe() {
     Diags.report(ServeBlock->Range.Start, diag::ServeNoBatchDim);
     return;
   }
+  llvm::SMLoc MeshAt = Mesh ? MeshDeclAt.lookup(Mesh->Name) : llvm::SMLoc();
+  Serve.MeshAt = Diags.location(MeshAt.isValid() ? MeshAt : DecodeMeshAt.Start);
   P.Serve = Serve;
 }

@@ -83,7 +83,10 @@ struct ServeSpec {
   std::optional<MeshSpec> PrefillMesh;
   unsigned LinkLevel = 0;
   Loc LinkAt;
-  Loc At;      ///< the `serve` keyword
+  Loc At; ///< the `serve` keyword
+  /// The declaration of the (decode pool's) mesh, or where `decode`
+  /// names it.
+  Loc MeshAt;
   Loc BatchAt; ///< the `batch` value, or the block when not written
 
   /// Decode's mean context S̄ = P + G/2, and the capacity S_cap = P + G

@@ -83,11 +83,14 @@ private:
   llvm::Expected<bool> servingBatch(ServeResult &R);
   llvm::Expected<bool> curve(ServeResult &R);
   llvm::Expected<bool> finish(ServeResult &R);
-  /// The book's warnings that the serving batch's numbers raise
-  /// (Warnings.cpp).
+  /// The book's warnings that the serving batch's numbers and the
+  /// program's shardings raise (Warnings.cpp).
   void warnings(const ServeResult &R) const;
   void warnCommsOverWeights(const ServeResult &R) const;
   void warnNoLatency(const MeshCompile &Decode) const;
+  void warnGatheredParams(const MeshCompile &Decode) const;
+  void warnDataParallel() const;
+  void warnKvReplicated() const;
   bool overChunk(int64_t B) const { return M.Continuous && B > M.ChunkLimit; }
   /// What the steps share: the batch quantum and the mode's constants.
   struct ModeState {
