@@ -270,8 +270,10 @@ void Sema::serveBlock(const ServeDecl &D) {
       Serve.Chunk = V.Whole;
       break;
     case PropId::Serve_prefill:
-      if (V.Sym && V.Sym->Mesh)
+      if (V.Sym && V.Sym->Mesh) {
         PrefillPool = V.Sym->Mesh;
+        Serve.PrefillAt = Diags.location(P.Value->Range.Start);
+      }
       break;
     case PropId::Serve_decode:
       // The program's mesh (bindPhaseDims): its shardings are written for

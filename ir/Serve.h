@@ -81,6 +81,7 @@ struct ServeSpec {
   /// `mode = disaggregated`: the prefill pool's mesh (the program's own is
   /// the decode pool's) and the level the KV cache crosses, by index.
   std::optional<MeshSpec> PrefillMesh;
+  Loc PrefillAt; ///< the `prefill` value
   unsigned LinkLevel = 0;
   Loc LinkAt;
   Loc At; ///< the `serve` keyword

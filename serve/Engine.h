@@ -54,7 +54,14 @@ private:
   double kvBytes(int64_t B, int64_t Ctx, const MeshSpec &On) const;
   /// Disaggregated: the time one prompt's cache takes across the link.
   double kvTransfer() const;
-  double weightBytes() const;
+  double weightBytes() const { return weightBytes(Mesh); }
+  double weightBytes(const MeshSpec &On) const;
+  /// Disaggregated: whether one prompt's prefill fits its pool's chips
+  /// (reported at `prefill` when not).
+  bool prefillPoolFits() const;
+  /// The bytes chip \p On has for \p M's terms: hbm x hbm_usable, or with
+  /// kv_fraction the weights, the workspace and that share of the rest.
+  double usable(const ChipSpec &On, const ServeMemory &M) const;
   ServeMemory memory(int64_t B, const ServeInstance &Dec,
                      const ServeInstance &Pre) const;
   int64_t batchQuantum() const;

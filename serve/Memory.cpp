@@ -47,14 +47,14 @@ double ServeEngine::kvTransfer() const {
          Link.Calibration.Latency;
 }
 
-double ServeEngine::weightBytes() const {
+double ServeEngine::weightBytes(const MeshSpec &On) const {
   double Bytes = 0;
   walk(Checked.body(), [&](const Op &O) {
     auto *In = llvm::dyn_cast<InputOp>(&O);
     bool Weight = llvm::isa<ParamOp>(O) ||
                   (In && !In->isCache() && !hasPhaseDim(O.result()->type()));
     if (Weight)
-      Bytes += O.result()->type().localBytes(Mesh) *
+      Bytes += O.result()->type().localBytes(On) *
                double(Checked.statement(O.stmt()).Repeat);
   });
   return Bytes;
@@ -67,15 +67,35 @@ ServeMemory ServeEngine::memory(int64_t B, const ServeInstance &Dec,
   M.Kv = kvBytes(B);
   M.Workspace = std::max(Dec.Workspace, Pre.Workspace);
   M.Total = M.Weights + M.Kv + M.Workspace;
-  M.Usable = Chip.HbmBytes * S.HbmUsable;
+  M.Usable = usable(Chip, M);
+  return M;
+}
+
+double ServeEngine::usable(const ChipSpec &On, const ServeMemory &M) const {
+  if (!S.KvFraction)
+    return On.HbmBytes * S.HbmUsable;
   // kv_fraction: the cache may take that share of what the weights and the
   // workspace leave (none when they overflow the HBM alone).
-  if (S.KvFraction) {
-    double Left = std::max(0.0, Chip.HbmBytes - M.Weights - M.Workspace);
-    M.Usable =
-        std::min(Chip.HbmBytes, M.Weights + M.Workspace + *S.KvFraction * Left);
-  }
-  return M;
+  double Left = std::max(0.0, On.HbmBytes - M.Weights - M.Workspace);
+  return std::min(On.HbmBytes, M.Weights + M.Workspace + *S.KvFraction * Left);
+}
+
+bool ServeEngine::prefillPoolFits() const {
+  const MeshSpec &Pre = *S.PrefillMesh;
+  const ChipSpec &PreChip = Pre.Cluster->Chip;
+  ServeMemory P;
+  P.Weights = weightBytes(Pre);
+  P.Kv = kvBytes(1, S.Prompt, Pre);
+  P.Workspace = M.Pre1->Workspace;
+  P.Total = P.Weights + P.Kv + P.Workspace;
+  P.Usable = usable(PreChip, P);
+  if (P.fits())
+    return true;
+  Diags.report(S.PrefillAt, diag::ServePrefillPoolNoFit, Pre.Name,
+               formatAmount(P.Total, "B"), formatAmount(P.Weights, "B"),
+               formatAmount(P.Kv, "B"), formatAmount(P.Workspace, "B"),
+               PreChip.Name, formatAmount(P.Usable, "B"));
+  return false;
 }
 
 /// The least common multiple of the axes that shard the batch dim in any

@@ -135,7 +135,7 @@ llvm::Expected<bool> ServeEngine::setUp() {
   if (!*Pre1)
     return false;
   M.Pre1 = **Pre1;
-  return true;
+  return !M.Disagg || prefillPoolFits();
 }
 
 /// `at(B)` as the engine's steps read it: false after reporting.
