@@ -142,7 +142,7 @@ void ServeEngine::constants(ServeResult &R, const ServeInstance &DecQ,
     C.WeightBytes = Bytes;
     C.Batch = Chip.matmulPeak(C.Compute) * Chip.matmulCeiling(C.Compute) *
               double(dtypeBytes(C.Weights)) /
-              (2 * Chip.HbmBw * Chip.HbmEfficiency);
+              (2 * Chip.HbmBw * Chip.matmulHbmEfficiency());
     R.Crit.push_back(C);
   }
   llvm::stable_sort(R.Crit, [](const BatchCrit &A, const BatchCrit &B) {
