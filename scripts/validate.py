@@ -14,7 +14,8 @@ is within the case's bound.
   validate.py --shardc build/bin/shardc --root . --write    # also rewrite the
       generated blocks of docs/validation.md and docs/validation.svg
   validate.py --shardc build/bin/shardc --root . --check    # fail on a case
-      outside its bound or on docs that --write would change
+      outside its bound, a table whose median |error| is above its
+      median_target, or docs that --write would change
 
 docs/validation.md is prose with generated blocks between the lines
 `<!-- BEGIN GENERATED: ID -->` and `<!-- END GENERATED: ID -->` (ID a
@@ -203,6 +204,14 @@ def pct(x, signed=True):
 def bound_text(b):
     """Formats a bound (a fraction) as a short percentage."""
     return "%g%%" % round(b * 100, 2)
+
+
+def median_error(rows):
+    """The median |error| of a table's predictions (fitted points left
+    out), or None when it has none."""
+    done = [r for r in rows if r["error"] is not None]
+    preds = [r for r in done if not r["case"].get("fitted")] or done
+    return statistics.median(abs(r["error"]) for r in preds) if preds else None
 
 
 def stats_line(rows, first="Median", median_target=None):
@@ -540,6 +549,15 @@ def main():
         print("FAIL: %s / %s: error %s is outside its bound %s" % (
             r["case"]["table"], r["case"]["label"], pct(r["error"]),
             bound_text(r["case"]["bound"])))
+    # A table's median target guards the whole table: every row drifting a
+    # little inside its own bound still fails it.
+    for t in tables:
+        med = median_error(rows_by[t["id"]])
+        if t.get("median_target") is not None and med is not None and (
+                med > t["median_target"] + 1e-12):
+            bad.append(t)
+            print("FAIL: %s: median |error| %s is above its target %s" % (
+                t["id"], pct(med, False), bound_text(t["median_target"])))
     for path, why in stale:
         print("FAIL: %s is out of date%s" % (path, " (%s)" % why if old_md
                                              and why else ""))
