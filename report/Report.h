@@ -78,7 +78,7 @@ struct JsonEntry {
   /// is then the decode step's report at the serving batch.
   std::function<void(JsonWriter &)> Serve;
   /// The `phase` of every op, when not their statements' own: a serving
-  /// program's report is its decode (or verify) step's.
+  /// program's report is its decode step's.
   std::string OpPhase;
 };
 void printJsonEntry(const JsonEntry &E, llvm::raw_ostream &OS);

@@ -119,10 +119,12 @@ def main():
     for name, ps in sorted(points.items()) + [("pooled", pooled)]:
         a, c = fit_line(ps)
         mean, median = cross_validated(ps, None)
+        origin, _ = cross_validated(ps, 0.0)
         eff = 1.0 / c / args.hbm_bw
         line = (f"{name}: {len(ps)} GEMMs, {a * 1e6:.2f} us + bytes / "
                 f"{1 / c / 1e12:.3f} TB/s, held-out |time error| mean "
-                f"{mean:.1%}, median {median:.1%}")
+                f"{mean:.1%}, median {median:.1%} (one bandwidth, a line "
+                f"through the origin: {origin:.1%})")
         if name != "pooled":
             print(f"# {line}")
             continue
