@@ -190,17 +190,27 @@ void ServeEngine::reportNoFit(int64_t B, const ServeMemory &M,
   std::pair<double, const char *> Terms[] = {
       {M.Kv, "KV"}, {M.Weights, "weights"}, {M.Workspace, "workspace"}};
   llvm::stable_sort(Terms, [](auto &A, auto &B) { return A.first > B.first; });
+  // fp8 is suggested only for what is wider than a byte already.
+  bool WideCache = false, WideParam = false;
+  walk(Checked.body(), [&](const Op &O) {
+    auto *In = llvm::dyn_cast<InputOp>(&O);
+    bool Wide = O.result() && dtypeBytes(O.result()->type().Elt) > 1;
+    WideCache |= In && In->isCache() && Wide;
+    WideParam |= llvm::isa<ParamOp>(O) && Wide;
+  });
   for (auto &[Bytes, Name] : Terms) {
     if (Bytes <= 0)
       continue;
     std::string Hint =
         Name == std::string("KV")
-            ? "a smaller batch, a shorter prompt or output, or an fp8 cache "
-              "shrinks it; sharding the cache's heads or batch over more "
-              "chips too"
+            ? std::string("a smaller batch, a shorter prompt or output") +
+                  (WideCache ? ", or an fp8 cache" : "") +
+                  " shrinks it; sharding the cache's heads or batch over "
+                  "more chips too"
         : Name == std::string("weights")
-            ? "shard the params over more chips (tensor parallelism), or "
-              "store them in fp8"
+            ? std::string("shard the params over more chips (tensor "
+                          "parallelism)") +
+                  (WideParam ? ", or store them in fp8" : "")
             : "a smaller batch (or prompt, in prefill) shrinks it";
     Diags.report(S.BatchAt, diag::ServeMemoryTerm, std::string(Name),
                  formatAmount(Bytes, "B"), Hint);
