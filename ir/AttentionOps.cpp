@@ -115,12 +115,15 @@ AxisSet AttentionOp::contextAxes() const {
     return {};
   // Global bytes each plan moves, before the (|A| - 1) / |A| both share:
   // gathering k and v moves them once; attending in place gathers q (when
-  // A shards it) and AllReduces the output, twice its bytes on a ring.
+  // A shards it) and reduces the output: an AllReduce moves it twice on a
+  // ring, a ReduceScatter (the statement shards a dim over A) once.
   auto Bytes = [](const ShardType &T) {
     return T.globalElements() * double(dtypeBytes(T.Elt));
   };
+  const ShardType &Out = result()->type();
   bool QSharded = !(Q.axesUsed() & A).empty();
-  double InPlace = (QSharded ? Bytes(Q) : 0) + 2 * Bytes(result()->type());
+  bool Scatter = !(Out.axesUsed() & A).empty();
+  double InPlace = (QSharded ? Bytes(Q) : 0) + (Scatter ? 1 : 2) * Bytes(Out);
   return InPlace < Bytes(K) + Bytes(V) ? A : AxisSet();
 }
 
