@@ -245,8 +245,8 @@ void Sema::serveBlock(const ServeDecl &D) {
       }
       break;
     case PropId::Serve_context:
-      if (auto I = choose(P, V, {"mean", "exact"}); I && *I == 1)
-        Diags.report(V.Range, diag::ServeNotYet, "context = exact");
+      if (auto I = choose(P, V, {"mean", "exact"}))
+        Serve.ContextExact = *I == 1;
       break;
     case PropId::Serve_compute: {
       bool None = false;

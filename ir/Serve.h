@@ -56,6 +56,9 @@ struct ServeSpec {
   /// of the HBM the weights and workspace leave (TensorRT-LLM's and vLLM's
   /// convention).
   std::optional<double> KvFraction;
+  /// `context = exact`: decode averaged over its steps' contexts, P + 1 to
+  /// P + G - 1, rather than priced at their mean.
+  bool ContextExact = false;
   std::optional<int64_t> MaxBatch;
   /// `chunk`: continuous batching's prefill tokens per step (none:
   /// unlimited, a whole prompt).

@@ -101,10 +101,15 @@ void shardc::printServeReport(const ServeResult &R, llvm::raw_ostream &OS) {
                     Mesh.Name, Mesh.Cluster->Name, llvm::join(Axes, ", "),
                     R.Chips, Mesh.Cluster->Chip.Name, S.Replicas,
                     S.Replicas == 1 ? "" : "s");
+  // context = exact: decode is the mean of its steps, each at its own.
+  std::string Context = S.ContextExact && S.Output > 2
+                            ? fmt::format("each step's, {} to {}", S.Prompt + 1,
+                                          S.Prompt + S.Output - 1)
+                            : "mean " + contextText(S.meanContext());
   OS << fmt::format("mode {}, prompt {}, output {} tokens (decode context: "
-                    "mean {}, capacity {}), batch {}\n",
-                    modeName(S.Mode), S.Prompt, S.Output,
-                    contextText(S.meanContext()), S.capacity(), R.Batch);
+                    "{}, capacity {}), batch {}\n",
+                    modeName(S.Mode), S.Prompt, S.Output, Context, S.capacity(),
+                    R.Batch);
   instanceTable(R, R.Prefill, *R.PrefillCompile, OS);
   instanceTable(R, R.Decode, Dec, OS);
   if (R.Verify)

@@ -37,6 +37,12 @@ private:
   llvm::Expected<std::optional<ServeInstance>>
   decode(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr,
          int64_t New = 1);
+  /// `context = exact`: decode averaged over its steps (compiles at the
+  /// first and last step's contexts); \p Keep receives the compile at the
+  /// mean context, the report's op table.
+  llvm::Expected<std::optional<ServeInstance>>
+  decodeExact(const char *Phase, int64_t B, std::unique_ptr<MeshCompile> *Keep,
+              int64_t New);
   llvm::Expected<std::optional<ServeInstance>>
   prefill(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr);
   bool isResident(const Value *V) const;

@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 using namespace shardc;
 
@@ -246,11 +247,50 @@ ServeInstance ServeEngine::mixedStep(const ServeInstance &Dec,
   return I;
 }
 
+/// `context = exact`: \p A and \p B, the program at the first and the last
+/// decode step's contexts, averaged over the \p Steps steps between (one a
+/// context): each step's terms lie on the line through the two (FLOPs,
+/// bytes and collectives are linear in the context), and each step's time
+/// is the roofline of its own terms, so an op that changes bound along the
+/// way is priced on both sides. The rest is the middle step's.
+static ServeInstance average(const ServeInstance &A, const ServeInstance &B,
+                             int64_t Steps, bool Overlap) {
+  ServeInstance M = mix(A, B, 0.5);
+  auto Lerp = [](double X, double Y, double W) { return X + (Y - X) * W; };
+  for (size_t K = 0; K < M.Rows.size() && K < B.Rows.size(); ++K) {
+    const OpCost &C = A.Rows[K].Cost, &D = B.Rows[K].Cost;
+    // Each bound's share of the steps' time: the row is bound by the most.
+    std::map<Bound, double> ByBound;
+    double Sum = 0;
+    for (int64_t I = 0; I < Steps; ++I) {
+      double W = Steps > 1 ? double(I) / double(Steps - 1) : 0;
+      OpCost At = C;
+      At.TMath = Lerp(C.TMath, D.TMath, W);
+      At.THbm = Lerp(C.THbm, D.THbm, W);
+      At.FirstTHbm = Lerp(C.FirstTHbm, D.FirstTHbm, W);
+      At.TSerial = Lerp(C.TSerial, D.TSerial, W);
+      At.TComms = Lerp(C.TComms, D.TComms, W);
+      finishCost(At, Overlap);
+      Sum += At.Time;
+      ByBound[At.Bounded] += At.Time;
+    }
+    M.Rows[K].Cost.Time = Sum / double(Steps);
+    M.Rows[K].Cost.Bounded =
+        std::max_element(ByBound.begin(), ByBound.end(), [](auto &X, auto &Y) {
+          return X.second < Y.second;
+        })->first;
+  }
+  addUp(M);
+  return M;
+}
+
 llvm::Expected<std::optional<ServeInstance>>
 ServeEngine::decode(int64_t B, std::unique_ptr<MeshCompile> *Keep,
                     int64_t New) {
   // New > 1: speculation's verify, g + 1 tokens over the same context.
   const char *Phase = New > 1 ? "verify" : "decode";
+  if (S.ContextExact && S.Output > 2)
+    return decodeExact(Phase, B, Keep, New);
   double Mean = S.meanContext();
   int64_t Lo = int64_t(std::floor(Mean));
   auto C = compileAt(B, New, Lo);
@@ -273,6 +313,32 @@ ServeEngine::decode(int64_t B, std::unique_ptr<MeshCompile> *Keep,
   if (Keep)
     *Keep = std::move(*C);
   return I;
+}
+
+llvm::Expected<std::optional<ServeInstance>>
+ServeEngine::decodeExact(const char *Phase, int64_t B,
+                         std::unique_ptr<MeshCompile> *Keep, int64_t New) {
+  // Step i (1 .. G - 1) attends P + i keys.
+  const int64_t First = S.Prompt + 1, Last = S.Prompt + S.Output - 1;
+  ServeInstance Ends[2];
+  for (int K = 0; K < 2; ++K) {
+    int64_t Ctx = K == 0 ? First : Last;
+    auto C = compileAt(B, New, Ctx);
+    if (!C)
+      return C.takeError();
+    if (!*C)
+      return std::nullopt;
+    Ends[K] = instance(Phase, B, New, double(Ctx), **C, nullptr);
+  }
+  if (Keep) {
+    auto C = compileAt(B, New, int64_t(std::floor(S.meanContext())));
+    if (!C)
+      return C.takeError();
+    if (!*C)
+      return std::nullopt;
+    *Keep = std::move(*C);
+  }
+  return average(Ends[0], Ends[1], Last - First + 1, Checked.config().Overlap);
 }
 
 llvm::Expected<std::optional<ServeInstance>>
