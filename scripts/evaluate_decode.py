@@ -31,7 +31,10 @@ def read(path):
 
 
 def chunk(row, chip, imports):
-    dtype = "fp8" if row["dtype"] == "fp8" else "bf16"
+    dtype = row["dtype"]
+    if dtype not in ("bf16", "fp8"):
+        sys.exit(f"error: dtype '{dtype}' is neither bf16 nor fp8 (the decode "
+                 "sweep's two)")
     return (f'import "{imports}";\n'
             f"cluster One {{ chip = {chip}; level node {{ size = 1; "
             f"uplink_bw = 1 GB/s; }} }}\n"
@@ -78,6 +81,9 @@ def main():
         chunks = json.loads(out.stdout)
     except ValueError:
         sys.exit("error: shardc gave no JSON:\n" + out.stderr[-800:])
+    if not isinstance(chunks, list) or len(chunks) != len(rows):
+        sys.exit(f"error: shardc priced {len(chunks) if isinstance(chunks, list) else 0} "
+                 f"of {len(rows)} GEMMs:\n" + out.stderr[-800:])
     groups = {}
     for r, c in zip(rows, chunks):
         ops = [o for o in c.get("ops", []) if o.get("name") == "y"]

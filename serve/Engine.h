@@ -44,6 +44,12 @@ private:
   decodeExact(const char *Phase, int64_t B, std::unique_ptr<MeshCompile> *Keep,
               int64_t New);
   llvm::Expected<std::optional<ServeInstance>>
+  decodeAtMean(const char *Phase, int64_t B, std::unique_ptr<MeshCompile> *Keep,
+               int64_t New);
+  /// `context = exact`: \p A and \p B, the program at two contexts,
+  /// averaged over the decode steps, each priced at its own context.
+  ServeInstance average(const ServeInstance &A, const ServeInstance &B) const;
+  llvm::Expected<std::optional<ServeInstance>>
   prefill(int64_t B, std::unique_ptr<MeshCompile> *Keep = nullptr);
   bool isResident(const Value *V) const;
   bool hasPhaseDim(const ShardType &T) const;
@@ -70,7 +76,10 @@ private:
   double usable(const ChipSpec &On, const ServeMemory &M) const;
   ServeMemory memory(int64_t B, const ServeInstance &Dec,
                      const ServeInstance &Pre) const;
-  int64_t batchQuantum() const;
+  /// The least common multiple of the axes that shard phase dim \p K
+  /// (0 batch, 2 context) in any type of the program.
+  int64_t dimQuantum(unsigned K) const;
+  int64_t batchQuantum() const { return dimQuantum(0); }
   void constants(ServeResult &R, const ServeInstance &DecQ,
                  const ServeInstance &Dec2Q, int64_t Q) const;
   /// Everything at one batch: its instances, memory and the mode's times.

@@ -253,9 +253,19 @@ ServeInstance ServeEngine::mixedStep(const ServeInstance &Dec,
 /// bytes and collectives are linear in the context), and each step's time
 /// is the roofline of its own terms, so an op that changes bound along the
 /// way is priced on both sides. The rest is the middle step's.
-static ServeInstance average(const ServeInstance &A, const ServeInstance &B,
-                             int64_t Steps, bool Overlap) {
-  ServeInstance M = mix(A, B, 0.5);
+ServeInstance ServeEngine::average(const ServeInstance &A,
+                                   const ServeInstance &B) const {
+  const int64_t First = S.Prompt + 1, Last = S.Prompt + S.Output - 1;
+  const int64_t Steps = Last - First + 1;
+  const double Span = B.Context - A.Context;
+  const bool Overlap = Checked.config().Overlap;
+  ServeInstance M =
+      mix(A, B, Span > 0 ? (S.meanContext() - A.Context) / Span : 0.0);
+  M.Ends = {A, B};
+  M.EndCtx[0] = A.Context;
+  M.EndCtx[1] = B.Context;
+  M.FirstCtx = First;
+  M.LastCtx = Last;
   auto Lerp = [](double X, double Y, double W) { return X + (Y - X) * W; };
   for (size_t K = 0; K < M.Rows.size() && K < B.Rows.size(); ++K) {
     const OpCost &C = A.Rows[K].Cost, &D = B.Rows[K].Cost;
@@ -263,7 +273,9 @@ static ServeInstance average(const ServeInstance &A, const ServeInstance &B,
     std::map<Bound, double> ByBound;
     double Sum = 0;
     for (int64_t I = 0; I < Steps; ++I) {
-      double W = Steps > 1 ? double(I) / double(Steps - 1) : 0;
+      // The compiles' contexts are multiples of the context's shards: the
+      // steps between (and a little beyond) lie on their line.
+      double W = Span > 0 ? (double(First + I) - A.Context) / Span : 0;
       OpCost At = C;
       At.TMath = Lerp(C.TMath, D.TMath, W);
       At.THbm = Lerp(C.THbm, D.THbm, W);
@@ -291,6 +303,12 @@ ServeEngine::decode(int64_t B, std::unique_ptr<MeshCompile> *Keep,
   const char *Phase = New > 1 ? "verify" : "decode";
   if (S.ContextExact && S.Output > 2)
     return decodeExact(Phase, B, Keep, New);
+  return decodeAtMean(Phase, B, Keep, New);
+}
+
+llvm::Expected<std::optional<ServeInstance>>
+ServeEngine::decodeAtMean(const char *Phase, int64_t B,
+                          std::unique_ptr<MeshCompile> *Keep, int64_t New) {
   double Mean = S.meanContext();
   int64_t Lo = int64_t(std::floor(Mean));
   auto C = compileAt(B, New, Lo);
@@ -318,8 +336,13 @@ ServeEngine::decode(int64_t B, std::unique_ptr<MeshCompile> *Keep,
 llvm::Expected<std::optional<ServeInstance>>
 ServeEngine::decodeExact(const char *Phase, int64_t B,
                          std::unique_ptr<MeshCompile> *Keep, int64_t New) {
-  // Step i (1 .. G - 1) attends P + i keys.
-  const int64_t First = S.Prompt + 1, Last = S.Prompt + S.Output - 1;
+  // Step i (1 .. G - 1) attends P + i keys; the two compiles are at the
+  // first and last of them that the context's shards divide.
+  const int64_t Q = dimQuantum(2);
+  const int64_t First = (S.Prompt + 1 + Q - 1) / Q * Q,
+                Last = (S.Prompt + S.Output - 1) / Q * Q;
+  if (First >= Last)
+    return decodeAtMean(Phase, B, Keep, New);
   ServeInstance Ends[2];
   for (int K = 0; K < 2; ++K) {
     int64_t Ctx = K == 0 ? First : Last;
@@ -331,14 +354,14 @@ ServeEngine::decodeExact(const char *Phase, int64_t B,
     Ends[K] = instance(Phase, B, New, double(Ctx), **C, nullptr);
   }
   if (Keep) {
-    auto C = compileAt(B, New, int64_t(std::floor(S.meanContext())));
+    auto C = compileAt(B, New, int64_t(std::floor(S.meanContext())) / Q * Q);
     if (!C)
       return C.takeError();
     if (!*C)
       return std::nullopt;
     *Keep = std::move(*C);
   }
-  return average(Ends[0], Ends[1], Last - First + 1, Checked.config().Overlap);
+  return average(Ends[0], Ends[1]);
 }
 
 llvm::Expected<std::optional<ServeInstance>>

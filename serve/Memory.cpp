@@ -98,17 +98,16 @@ bool ServeEngine::prefillPoolFits() const {
   return false;
 }
 
-/// The least common multiple of the axes that shard the batch dim in any
-/// type of the program: every batch is a multiple of it.
-int64_t ServeEngine::batchQuantum() const {
+/// Every size of phase dim K is a multiple of this (Engine.h).
+int64_t ServeEngine::dimQuantum(unsigned K) const {
   int64_t Q = 1;
-  if (!S.Dims[0])
+  if (!S.Dims[K])
     return Q;
   walk(Checked.body(), [&](const Op &O) {
     if (!O.result())
       return;
     const ShardType &T = O.result()->type();
-    if (auto I = T.dimIndex(*S.Dims[0])) {
+    if (auto I = T.dimIndex(*S.Dims[K])) {
       int64_t P = 1;
       for (AxisId A : T.Dims[*I].Axes)
         P *= Mesh.Axes[A].Size;

@@ -80,8 +80,14 @@ llvm::Expected<const ServeEngine::AtBatch *> ServeEngine::at(int64_t B) {
   const ServeInstance &Adv = A.Verify ? *A.Verify : A.Dec;
   double G1 = M.G1, P = M.P;
   if (M.Continuous) {
-    A.Step = mixedStep(Adv, A.Pre, double(B) * M.Tau / G1);
-    ServeInstance First = mixedStep(Adv, A.Pre, std::min(M.Chunk, P) / P);
+    // context = exact: each end's mixed step, averaged over the steps.
+    auto Mixed = [&](double W) {
+      return Adv.Ends.empty() ? mixedStep(Adv, A.Pre, W)
+                              : average(mixedStep(Adv.Ends[0], A.Pre, W),
+                                        mixedStep(Adv.Ends[1], A.Pre, W));
+    };
+    A.Step = Mixed(double(B) * M.Tau / G1);
+    ServeInstance First = Mixed(std::min(M.Chunk, P) / P);
     A.Mem = memory(B, A.Step, First);
     A.Pass = Drafts + A.Step.Time;
     A.Tpot = A.Pass / M.Tau;

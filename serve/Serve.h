@@ -60,6 +60,12 @@ struct ServeInstance {
   /// The largest statement's non-resident bytes (operands and result,
   /// gathered values included).
   double Workspace = 0;
+  /// `context = exact`: the two compiles the steps' mean is read from, at
+  /// contexts EndCtx (the mixed step of continuous batching averages its
+  /// own from them the same way), and the steps' first and last context.
+  std::vector<ServeInstance> Ends;
+  double EndCtx[2] = {0, 0};
+  int64_t FirstCtx = 0, LastCtx = 0;
 };
 
 /// Bytes per chip (docs/inference.md, "Memory per chip").
