@@ -452,6 +452,12 @@ bool Sema::disaggregated() {
     Diags.report(DecodeMeshAt, diag::ServePoolAxes, Pre.Name, Mesh->Name);
     return false;
   }
+  // The KV transfer is priced on one cluster's levels.
+  if (Pre.Cluster->Name != Mesh->Cluster->Name) {
+    Diags.report(DecodeMeshAt, diag::ServePoolCluster, Pre.Name,
+                 Pre.Cluster->Name, Mesh->Name, Mesh->Cluster->Name);
+    return false;
+  }
   std::vector<std::string> Levels;
   for (const LevelSpec &L : Mesh->Cluster->Levels)
     Levels.push_back(L.Name);
